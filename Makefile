@@ -1,0 +1,46 @@
+# Plinth: `make run` starts the server on the embedded SQLite store; `make test` runs the whole suite.
+# Every target installs what it needs into .venv first, so a fresh clone needs nothing else.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-test
+PLINTH_PORT ?= 8080
+export PLINTH_PORT
+
+.PHONY: run test lint typecheck pytest bench fuzz clean venv
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Re-install when the project's metadata changes.
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/plinth serve --host 127.0.0.1 --port $(PLINTH_PORT) --data-dir ./.plinth-data --init-profile local
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/lint-imports
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+pytest: $(STAMP)
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
+
+test: lint typecheck pytest
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+fuzz: $(STAMP)
+	PLINTH_FUZZ_EXAMPLES=2000 $(BIN)/python -m pytest tests/fuzz -p no:xdist
+
+clean:
+	rm -rf $(VENV) .plinth-data .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,3 @@
+from plinth.cli.main import main
+
+main()

@@ -1,0 +1,160 @@
+"""The contract a kind implements: one :class:`KindSpec` value per kind module.
+
+A kind holds *rules*; the engine (``plinth.engine``) holds *order*. For every write the
+engine runs, for any kind, in this fixed order:
+
+1. decode the body; drop server-owned fields (``meta.SERVER_OWNED`` plus ``server_fields``);
+2. fill metadata (``id``, ``version``, ``created``, ``lastModified``; ``description``
+   defaults to the name) and check the common rules (name, description, tags);
+3. validate ``spec`` against ``spec_model`` (pydantic, unknown fields rejected); the stored
+   spec is the model's dump, so defaults declared on the model are filled in;
+4. ``prepare(item, old, ctx)``: cross-field normalisation and defaults;
+5. ``validate(item, old, ctx)`` + immutable paths + references: every error at once;
+6. one storage transaction (compare-and-swap on ``version``, event appended);
+7. ``compute_status(item, ctx)``: the only source of ``status``.
+
+Hooks never touch HTTP, SQL or the clock: what they may read arrives in :class:`KindContext`
+(the org, the parent GVC, the items their references point at, the time ``now``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from plinth.errors import FieldError
+
+Item = dict[str, Any]
+Scope = Literal["root", "org", "gvc"]
+
+CRUD_VERBS: frozenset[str] = frozenset({"get", "list", "create", "replace", "patch", "delete"})
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A link held by an item, declared by :attr:`KindSpec.references`.
+
+    ``path`` is where the link sits (for error messages); ``kinds`` restricts the target
+    kind (``None``: any); when ``must_exist`` is true the engine answers 400 unless the
+    target exists in the same org. Every reference must be a well-formed link of the
+    item's own org (short ``//kind/name`` links are accepted and mean "this org").
+    """
+
+    path: str
+    link: str
+    kinds: frozenset[str] | None = None
+    must_exist: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class KindContext:
+    """What a hook may read. Built by the engine for each write; hooks must not mutate it.
+
+    - ``org``: the org name; ``gvc``: the parent GVC name for GVC-scoped kinds.
+    - ``parent``: the parent GVC item (GVC-scoped kinds), else ``None``.
+    - ``resolved``: the current item behind each declared reference, by full href
+      (``None`` when it does not exist).
+    - ``now``: the write's timestamp, ISO-8601 with milliseconds and ``Z``.
+    - ``tags``: the item's tags as they will be stored (for tag-driven limits).
+    """
+
+    org: str
+    now: str
+    gvc: str | None = None
+    parent: Item | None = None
+    resolved: Mapping[str, Item | None] = field(default_factory=dict)
+
+    def lookup(self, href: str) -> Item | None:
+        return self.resolved.get(href)
+
+
+def _no_prepare(item: Item, old: Item | None, ctx: KindContext) -> None:
+    return None
+
+
+def _no_errors(item: Item, old: Item | None, ctx: KindContext) -> list[FieldError]:
+    return []
+
+
+def _empty_status(item: Item, ctx: KindContext) -> dict[str, Any]:
+    return {}
+
+
+def _no_references(item: Item, org: str) -> list[Reference]:
+    return []
+
+
+def default_name_rule(name: str) -> str | None:
+    """The common name rule (api.md §1); returns a message, or ``None`` when the name is fine."""
+    from plinth.meta import NAME_MAX, NAME_PATTERN
+
+    if len(name) > NAME_MAX:
+        return f"must be at most {NAME_MAX} characters"
+    if not NAME_PATTERN.match(name):
+        return "must match ^[a-z][-a-z0-9]*[a-z0-9]$ (lowercase letters, digits and '-', starting with a letter)"
+    return None
+
+
+BASIC_PERMISSIONS: Mapping[str, str] = {
+    "create": "Create new items",
+    "delete": "Delete items",
+    "edit": "Modify existing items",
+    "manage": "Full access",
+    "view": "Read-only access",
+}
+BASIC_IMPLIED: Mapping[str, tuple[str, ...]] = {
+    "edit": ("view",),
+    "manage": ("create", "delete", "edit", "view"),
+}
+
+
+@dataclass(frozen=True)
+class KindSpec:
+    """A kind, declared once. Only ``name`` and ``scope`` are required.
+
+    Hook contracts:
+
+    - ``prepare(item, old, ctx) -> None``: may mutate ``item`` (the candidate, whose
+      ``spec`` already passed ``spec_model``); must not mutate ``old`` (the stored item on
+      update, ``None`` on create) or ``ctx``. Fills cross-field defaults.
+    - ``validate(item, old, ctx) -> list[FieldError]``: must not mutate anything; returns
+      every rule violation with its JSON path (``spec.ports[0].routes``). Never raises.
+    - ``compute_status(item, ctx) -> dict``: the item's whole ``status``; pure.
+    - ``references(item, org) -> list[Reference]``: the links the item holds. The engine
+      checks them, resolves them into ``ctx.resolved``, indexes them so that a change of
+      a target can refresh the status of items listing it in ``status_inputs``.
+    - ``name_rule(name) -> str | None``: a message when the name is not allowed.
+    """
+
+    name: str
+    scope: Scope
+    title: str = ""
+    spec_model: type[BaseModel] | None = None
+    spec_required: bool = False
+    #: Extra top-level fields a client may send (beyond the envelope), as one pydantic model.
+    top_level_model: type[BaseModel] | None = None
+    #: Extra top-level fields the server owns for this kind (e.g. ``alias``, ``origin``).
+    server_fields: frozenset[str] = frozenset()
+    #: Dotted paths (``spec.performanceClass``) that may not change after create.
+    immutable: tuple[str, ...] = ()
+    has_description: bool = True
+    name_rule: Callable[[str], str | None] = default_name_rule
+    prepare: Callable[[Item, Item | None, KindContext], None] = _no_prepare
+    validate: Callable[[Item, Item | None, KindContext], list[FieldError]] = _no_errors
+    compute_status: Callable[[Item, KindContext], dict[str, Any]] = _empty_status
+    references: Callable[[Item, str], list[Reference]] = _no_references
+    #: Kinds whose change refreshes the status of items of this kind that reference them.
+    status_inputs: frozenset[str] = frozenset()
+    #: Permission name -> description; and which permissions each one implies.
+    permissions: Mapping[str, str] = field(default_factory=lambda: dict(BASIC_PERMISSIONS))
+    implied: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: dict(BASIC_IMPLIED))
+    #: Properties a query term may name (besides ``tags`` and ``spec.*`` paths).
+    query_properties: tuple[str, ...] = ("id", "name", "version", "description", "created", "lastModified")
+    verbs: frozenset[str] = CRUD_VERBS
+
+    def __post_init__(self) -> None:
+        if not self.title:
+            object.__setattr__(self, "title", self.name.capitalize())
