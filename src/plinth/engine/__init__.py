@@ -1,0 +1,1 @@
+"""The generic engine: one implementation of every verb, for every kind."""

@@ -1,0 +1,123 @@
+"""The pure part of a write: from a decoded client body to a validated item, for any kind.
+
+This is the engine's fixed order (``kinds/base.py`` documents it) without any I/O, so kinds can
+be tested through exactly the code that serves them. ``service.py`` wraps it with storage.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from plinth.errors import FieldError
+from plinth.kinds.base import Item, KindContext, KindSpec
+from plinth.kinds.validation import check_description, check_tags, validate_model
+from plinth.meta import SERVER_OWNED
+
+#: Top-level keys every kind accepts from a client, besides its ``top_level_model`` fields.
+ENVELOPE_KEYS = frozenset({"kind", "name", "description", "tags", "spec"})
+
+
+def strip_server_owned(kind: KindSpec, body: dict[str, Any]) -> dict[str, Any]:
+    """Drop what the server owns, so ``get -o json`` -> edit -> ``put`` round-trips."""
+    owned = SERVER_OWNED | kind.server_fields
+    return {k: v for k, v in body.items() if k not in owned}
+
+
+def build_candidate(
+    kind: KindSpec, body: dict[str, Any], old: Item | None, ctx: KindContext, name: str
+) -> tuple[Item, list[FieldError]]:
+    """Steps 2-5 of a write: metadata defaults, spec schema, prepare, validate, immutables.
+
+    ``body`` is the client's object with server-owned fields already stripped and ``name``
+    already decided (from the path or the body). Returns the candidate item (without
+    ``id``/``version``/timestamps/``links``/``status``, which the service adds) and every error.
+    """
+    errors: list[FieldError] = []
+    allowed = ENVELOPE_KEYS | (set(kind.top_level_model.model_fields) if kind.top_level_model else set())
+    if kind.top_level_model is not None:
+        allowed |= {f.alias for f in kind.top_level_model.model_fields.values() if f.alias}
+    if kind.scope == "gvc":
+        allowed.add("gvc")
+    if not kind.has_description:
+        allowed.discard("description")
+    for key in body:
+        if key not in allowed:
+            errors.append(FieldError(key, "unknown field"))
+
+    if "kind" in body and body["kind"] != kind.name:
+        errors.append(FieldError("kind", f"must be '{kind.name}'"))
+    if "gvc" in body and kind.scope == "gvc" and body["gvc"] not in (ctx.gvc, f"/org/{ctx.org}/gvc/{ctx.gvc}"):
+        errors.append(FieldError("gvc", f"must be '{ctx.gvc}', the GVC in the path"))
+
+    name_problem = kind.name_rule(name)
+    if name_problem:
+        errors.append(FieldError("name", name_problem))
+
+    item: Item = {"kind": kind.name, "name": name}
+    if kind.has_description:
+        description = body.get("description")
+        if description is None or description == "":
+            description = name
+        errors += check_description(description)
+        item["description"] = description
+    tags = body.get("tags")
+    tags = {} if tags is None else tags
+    errors += check_tags(tags, (old or {}).get("tags"))
+    item["tags"] = {k: v for k, v in tags.items() if v is not None} if isinstance(tags, dict) else {}
+
+    if kind.top_level_model is not None:
+        extras = {k: v for k, v in body.items() if k not in ENVELOPE_KEYS and k != "gvc"}
+        dumped, extra_errors = validate_model(kind.top_level_model, extras, "")
+        errors += extra_errors
+        if dumped is not None:
+            item.update(dumped)
+
+    spec_ok = True
+    if kind.spec_model is not None:
+        if kind.spec_required and body.get("spec") is None:
+            errors.append(FieldError("spec", "is required"))
+            spec_ok = False
+        else:
+            spec, spec_errors = validate_model(kind.spec_model, body.get("spec"), "spec")
+            errors += spec_errors
+            spec_ok = spec is not None
+            if spec is not None:
+                item["spec"] = spec
+    elif body.get("spec") not in (None, {}):
+        errors.append(FieldError("spec", "this kind has no spec"))
+
+    # Server-owned per-kind fields (alias, origin, ...) carry over; prepare may set them on create.
+    if old is not None:
+        for key in kind.server_fields:
+            if key in old:
+                item[key] = copy.deepcopy(old[key])
+
+    if errors or not spec_ok:
+        return item, errors
+
+    kind.prepare(item, old, ctx)
+    errors += kind.validate(item, old, ctx)
+    if old is not None:
+        errors += immutable_errors(kind, item, old)
+    return item, errors
+
+
+_MISSING = object()
+
+
+def _get_path(item: Item, dotted: str) -> Any:
+    node: Any = item
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return _MISSING
+        node = node[part]
+    return node
+
+
+def immutable_errors(kind: KindSpec, new: Item, old: Item) -> list[FieldError]:
+    return [
+        FieldError(path, "cannot be changed after creation")
+        for path in kind.immutable
+        if _get_path(new, path) != _get_path(old, path)
+    ]
