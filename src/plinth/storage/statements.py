@@ -7,10 +7,7 @@ _KEY = "org = {p} AND kind = {p} AND parent = {p} AND name = {p}"
 INSERT_RESOURCE = (
     "INSERT INTO resources (org, kind, parent, name, id, version, doc) VALUES ({p}, {p}, {p}, {p}, {p}, {p}, {p})"
 )
-UPDATE_RESOURCE = (
-    "UPDATE resources SET id = {p}, version = {p}, doc = {p} "
-    f"WHERE {_KEY} AND version = {{p}}"
-)
+UPDATE_RESOURCE = f"UPDATE resources SET id = {{p}}, version = {{p}}, doc = {{p}} WHERE {_KEY} AND version = {{p}}"
 DELETE_RESOURCE = f"DELETE FROM resources WHERE {_KEY} AND version = {{p}}"
 EXISTS_RESOURCE = f"SELECT version FROM resources WHERE {_KEY}"
 SELECT_RESOURCE = f"SELECT id, version, doc FROM resources WHERE {_KEY}"
@@ -19,10 +16,7 @@ INSERT_REF = "INSERT INTO refs (org, kind, parent, name, target) VALUES ({p}, {p
 INSERT_EVENT = (
     "INSERT INTO events (org, kind, parent, name, id, created, doc) VALUES ({p}, {p}, {p}, {p}, {p}, {p}, {p})"
 )
-SELECT_EVENTS = (
-    f"SELECT seq, doc FROM events WHERE {_KEY} AND seq > {{p}} "
-    "ORDER BY seq LIMIT {p}"
-)
+SELECT_EVENTS = f"SELECT seq, doc FROM events WHERE {_KEY} AND seq > {{p}} ORDER BY seq LIMIT {{p}}"
 SELECT_META = "SELECT value FROM meta WHERE name = {p}"
 
 
