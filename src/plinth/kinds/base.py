@@ -59,6 +59,8 @@ class KindContext:
       (``None`` when it does not exist).
     - ``now``: the write's timestamp, ISO-8601 with milliseconds and ``Z``.
     - ``tags``: the item's tags as they will be stored (for tag-driven limits).
+    - ``id``: the item's id (set before prepare); lets a hook derive stable server-owned
+      values from it (a GVC's ``alias``). ``None`` only when no id exists yet.
     """
 
     org: str
@@ -66,6 +68,7 @@ class KindContext:
     gvc: str | None = None
     parent: Item | None = None
     resolved: Mapping[str, Item | None] = field(default_factory=dict)
+    id: str | None = None
 
     def lookup(self, href: str) -> Item | None:
         return self.resolved.get(href)
