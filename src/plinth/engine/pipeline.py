@@ -34,7 +34,7 @@ def build_candidate(
     ``id``/``version``/timestamps/``links``/``status``, which the service adds) and every error.
     """
     errors: list[FieldError] = []
-    allowed = ENVELOPE_KEYS | (set(kind.top_level_model.model_fields) if kind.top_level_model else set())
+    allowed = set(ENVELOPE_KEYS) | (set(kind.top_level_model.model_fields) if kind.top_level_model else set())
     if kind.top_level_model is not None:
         allowed |= {f.alias for f in kind.top_level_model.model_fields.values() if f.alias}
     if kind.scope == "gvc":
