@@ -19,6 +19,8 @@ def lookup(name: str) -> KindSpec | None:
 
 from plinth.kinds.gvc import GVC  # noqa: E402
 from plinth.kinds.org import ORG  # noqa: E402
+from plinth.kinds.volumeset import VOLUMESET  # noqa: E402
 
 register(ORG)
 register(GVC)
+register(VOLUMESET)
