@@ -14,3 +14,13 @@ def register(kind: KindSpec) -> KindSpec:
 
 def lookup(name: str) -> KindSpec | None:
     return REGISTRY.get(name)
+
+
+
+from plinth.kinds.gvc import GVC  # noqa: E402
+from plinth.kinds.org import ORG  # noqa: E402
+from plinth.kinds.volumeset import VOLUMESET  # noqa: E402
+
+register(ORG)
+register(GVC)
+register(VOLUMESET)

@@ -58,7 +58,8 @@ class KindContext:
     - ``resolved``: the current item behind each declared reference, by full href
       (``None`` when it does not exist).
     - ``now``: the write's timestamp, ISO-8601 with milliseconds and ``Z``.
-    - ``id``: the item's id (set before ``prepare``; new on create, kept on update).
+    - ``id``: the item's id (set before ``prepare``; new on create, kept on update); lets a
+      hook derive stable server-owned values from it (a GVC's ``alias``).
 
     ``resolved`` is filled for ``compute_status``; ``validate`` sees it empty.
     """
