@@ -7,6 +7,7 @@ the status of the items that depend on it, in the same transaction as the change
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -124,3 +125,23 @@ async def child_names(storage: Storage, kinds: Mapping[str, KindSpec], org: str,
 
 def any_value(value: Any) -> bool:
     return value is True or (isinstance(value, str) and value.lower() == "true")
+
+
+_PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def set_at_path(item: Item, path: str, value: Any) -> None:
+    """Set ``value`` at a JSON path such as ``spec.ports[0].routes[1].workloadLink``."""
+    parts: list[str | int] = [int(idx) if idx else name for name, idx in _PATH_PART.findall(path)]
+    node: Any = item
+    for part in parts[:-1]:
+        node = node[part]
+    node[parts[-1]] = value
+
+
+def normalise_links(item: Item, refs: list[Reference], org: str) -> None:
+    """Store every reference in its full ``/org/...`` form, as the official API returns them."""
+    for ref in refs:
+        link = parse_link(ref.link, org)
+        if link is not None and link.href != ref.link:
+            set_at_path(item, ref.path, link.href)

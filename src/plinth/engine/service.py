@@ -16,7 +16,7 @@ import orjson
 
 from plinth.engine import pipeline
 from plinth.engine.patch import apply_patch
-from plinth.engine.references import check_references, child_names, refresh_dependants
+from plinth.engine.references import check_references, child_names, normalise_links, refresh_dependants
 from plinth.engine.render import (
     client_view,
     event_doc,
@@ -219,6 +219,7 @@ class Engine:
         errors += ref_errors
         if errors:
             raise ValidationFailed(errors, t.kind.name, t.name)
+        normalise_links(candidate, refs, t.org)
         if old is not None and old_record is not None and client_view(t.kind, candidate) == client_view(t.kind, old):
             return WriteResult(200, old_record.doc)
         ctx = replace(ctx, resolved=resolved)

@@ -58,10 +58,12 @@ def _placement_errors(placement: dict[str, Any], org: str) -> list[FieldError]:
         placed = {_canonical(link, org) for link in links}
         for index, link in enumerate(option_links):
             if _canonical(link, org) not in placed:
-                errors.append(FieldError(
-                    f"{base}.locationOptions[{index}].locationLink",
-                    "must be one of spec.staticPlacement.locationLinks",
-                ))
+                errors.append(
+                    FieldError(
+                        f"{base}.locationOptions[{index}].locationLink",
+                        "must be one of spec.staticPlacement.locationLinks",
+                    )
+                )
     elif query.get("kind", "location") != "location":
         errors.append(FieldError(f"{base}.locationQuery.kind", "must be 'location'"))
     return errors
@@ -106,8 +108,12 @@ def gvc_references(item: Item, org: str) -> list[Reference]:
         for i, link in enumerate(placement.get("locationLinks", []))
     ]
     refs += [
-        Reference(f"spec.staticPlacement.locationOptions[{i}].locationLink", option["locationLink"],
-                  LOCATION, must_exist=False)
+        Reference(
+            f"spec.staticPlacement.locationOptions[{i}].locationLink",
+            option["locationLink"],
+            LOCATION,
+            must_exist=False,
+        )
         for i, option in enumerate(placement.get("locationOptions", []))
     ]
     refs += [

@@ -113,8 +113,16 @@ class OpenTelemetryLogging(SpecModel):
 
 
 PROVIDERS: tuple[str, ...] = (
-    "s3", "coralogix", "datadog", "logzio", "elastic",
-    "cloudWatch", "fluentd", "stackdriver", "syslog", "opentelemetry",
+    "s3",
+    "coralogix",
+    "datadog",
+    "logzio",
+    "elastic",
+    "cloudWatch",
+    "fluentd",
+    "stackdriver",
+    "syslog",
+    "opentelemetry",
 )
 
 

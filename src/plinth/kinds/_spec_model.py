@@ -57,4 +57,3 @@ def exactly_one(model: BaseModel, names: tuple[str, ...], what: str) -> None:
     if len(chosen) != 1:
         found = f" (found {', '.join(chosen)})" if chosen else ""
         raise ValueError(f"must set exactly one {what}: {', '.join(names)}{found}")
-

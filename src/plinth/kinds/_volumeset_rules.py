@@ -74,9 +74,11 @@ def _capacity_errors(spec: dict[str, Any]) -> list[FieldError]:
     initial, performance_class = spec["initialCapacity"], spec["performanceClass"]
     minimum = MIN_CAPACITY_BY_CLASS[performance_class]
     if initial < minimum:
-        errors.append(FieldError(
-            "spec.initialCapacity", f"must be at least {minimum} (GB) for performance class {performance_class}"
-        ))
+        errors.append(
+            FieldError(
+                "spec.initialCapacity", f"must be at least {minimum} (GB) for performance class {performance_class}"
+            )
+        )
     max_capacity = spec.get("autoscaling", {}).get("maxCapacity")
     if max_capacity is not None and max_capacity < initial:
         errors.append(FieldError("spec.autoscaling.maxCapacity", f"must be at least initialCapacity ({initial})"))

@@ -52,8 +52,7 @@ def compute_volumeset_status(item: Item, ctx: KindContext) -> dict[str, Any]:
     if "id" in parent:
         status["parentId"] = parent["id"]
     status["locations"] = [
-        {"name": name, "volumes": [], "desiredVolumeCount": volumes_per_location}
-        for name in _location_names(parent)
+        {"name": name, "volumes": [], "desiredVolumeCount": volumes_per_location} for name in _location_names(parent)
     ]
     status["workloadLinks"] = []
     return status
@@ -71,8 +70,17 @@ VOLUMESET = KindSpec(
     compute_status=compute_volumeset_status,
     status_inputs=frozenset({"gvc"}),
     query_properties=(
-        "id", "name", "version", "description", "created", "lastModified", "gvc",
-        "spec.initialCapacity", "spec.performanceClass", "spec.fileSystemType",
-        "spec.storageClassSuffix", "spec.autoscaling.maxCapacity",
+        "id",
+        "name",
+        "version",
+        "description",
+        "created",
+        "lastModified",
+        "gvc",
+        "spec.initialCapacity",
+        "spec.performanceClass",
+        "spec.fileSystemType",
+        "spec.storageClassSuffix",
+        "spec.autoscaling.maxCapacity",
     ),
 )

@@ -64,7 +64,12 @@ class _Builder:
         return self.d.placeholder
 
     def read(self, template: str, path: tuple[str, ...]) -> str:
-        return template.replace("{p}", self.ph(self.d.path_param(path)))
+        """Fill every ``{p}`` of a dialect template with the path (one parameter per use)."""
+        pieces = template.split("{p}")
+        out = pieces[0]
+        for piece in pieces[1:]:
+            out += self.ph(self.d.path_param(path)) + piece
+        return out
 
     def term(self, term: Term) -> str:
         d = self.d
@@ -72,11 +77,10 @@ class _Builder:
             sql = f"parent = {self.ph(term.value)}"
             return sql if term.op == "=" else f"NOT ({sql})" if term.op == "!=" else "1=0"
         path = ("tags", term.tag) if term.tag is not None else (term.path or ())
-        type_sql = self.read(d.type_of(), path)
         if term.op == "exists":
-            return f"({type_sql}) IS NOT NULL"
+            return f"({self.read(d.type_of(), path)}) IS NOT NULL"
         if term.op == "!exists":
-            return f"({type_sql}) IS NULL"
+            return f"({self.read(d.type_of(), path)}) IS NULL"
         if term.op == "!=":
             return f"NOT COALESCE(({self.equals(term, path)}), FALSE)"
         if term.op == "=":
@@ -87,8 +91,10 @@ class _Builder:
                 return "1=0"
             guard = self.type_guard(value)
             lit_sql, lit = d.literal(value)
-            cmp = f"{self.read(d.value(), path)} {term.op} {lit_sql.replace('{v}', self.ph(lit))}"
-            return f"(({self.read(d.type_of(), path)}) IN ({guard}) AND {cmp})"
+            # Parameters are bound in textual order: build the SQL left to right.
+            type_sql = self.read(d.type_of(), path)
+            value_sql = self.read(d.value(), path)
+            return f"(({type_sql}) IN ({guard}) AND {value_sql} {term.op} {lit_sql.replace('{v}', self.ph(lit))})"
         text = self.read(d.text(), path)
         if term.op in ("~", "=~"):
             sql = d.regex(text)

@@ -69,6 +69,13 @@ class SqliteDialect:
 DIALECT = SqliteDialect()
 
 
+def _unavailable(exc: sqlite3.Error) -> bool:
+    """Only a busy, locked or unreadable database is "unavailable"; anything else is a bug (500)."""
+    return isinstance(exc, sqlite3.OperationalError) and any(
+        word in str(exc) for word in ("locked", "busy", "unable to open", "disk", "readonly")
+    )
+
+
 def _regexp(pattern: str, value: Any) -> bool:
     if value is None:
         return False
@@ -119,7 +126,9 @@ class SqliteStorage:
     async def get(self, key: Key) -> Record | None:
         try:
             row = self._reader.execute(self._get_sql, (key.org, key.kind, key.parent, key.name)).fetchone()
-        except sqlite3.Error as exc:
+        except sqlite3.OperationalError as exc:
+            if not _unavailable(exc):
+                raise
             raise StorageError("unavailable", key, str(exc)) from exc
         if row is None:
             return None
@@ -137,7 +146,9 @@ class SqliteStorage:
     def _records(self, sql: str, params: Sequence[Any]) -> list[Record]:
         try:
             rows = self._reader.execute(sql, params).fetchall()
-        except sqlite3.Error as exc:
+        except sqlite3.OperationalError as exc:
+            if not _unavailable(exc):
+                raise
             raise StorageError("unavailable", None, str(exc)) from exc
         return [Record(Key(r[0], r[1], r[2], r[3]), r[4], r[5], r[6].encode()) for r in rows]
 
