@@ -16,7 +16,6 @@ def lookup(name: str) -> KindSpec | None:
     return REGISTRY.get(name)
 
 
-
 from plinth.kinds.gvc import GVC  # noqa: E402
 from plinth.kinds.org import ORG  # noqa: E402
 from plinth.kinds.volumeset import VOLUMESET  # noqa: E402
