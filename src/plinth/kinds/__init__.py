@@ -14,3 +14,7 @@ def register(kind: KindSpec) -> KindSpec:
 
 def lookup(name: str) -> KindSpec | None:
     return REGISTRY.get(name)
+
+from plinth.kinds.domain import DOMAIN  # noqa: E402
+
+register(DOMAIN)
