@@ -63,6 +63,11 @@ def test_default_tls_only_on_443_http(port: dict[str, Any], gets_tls: bool) -> N
         assert stored["tls"] == DEFAULT_TLS
 
 
+def test_tls_cannot_be_removed_from_443() -> None:
+    stored = accept({"ports": [{"number": 443, "protocol": "http", "tls": None}]})["spec"]["ports"][0]
+    assert stored["tls"] == DEFAULT_TLS
+
+
 def test_tls_block_given_empty_gets_defaults_and_explicit_values_stay() -> None:
     ports = accept({"ports": [{"tls": {}}, {"number": 8443, "tls": {"minProtocolVersion": "TLSV1_3",
                                                                      "cipherSuites": ["AES256-SHA"]}}]})
@@ -362,6 +367,20 @@ def test_header_names_must_be_tokens() -> None:
 )
 def test_valid_names(name: str) -> None:
     assert DOMAIN.name_rule(name) is None
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="engine: the description defaults to the name, and names of 251-253 characters exceed the "
+    "250-character description limit (pipeline.build_candidate; reported to the lead)",
+)
+def test_longest_name_is_accepted_without_a_description() -> None:
+    accept({}, name=".".join(["a" * 63] * 3 + ["b" * 61]))
+
+
+def test_longest_name_is_accepted_with_a_description() -> None:
+    item = accept({}, name=".".join(["a" * 63] * 3 + ["b" * 61]), extra={"description": "long"})
+    assert len(item["name"]) == 253
 
 
 @pytest.mark.parametrize(

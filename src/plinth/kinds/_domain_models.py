@@ -174,7 +174,8 @@ class Canary(BaseModel):
 
 
 class Route(BaseModel):
-    """One route. ``prefix`` defaults to ``/`` in ``prepare`` when neither it nor ``regex`` is set.
+    """One route. ``prefix`` defaults to ``/`` in ``prepare`` when neither it nor ``regex`` is set,
+    and must start with ``/``: it matches URL paths, which always do.
 
     ``regex`` and ``hostRegex`` are RE2 expressions evaluated by the proxy; Python's ``re`` is
     another dialect, so they are only required to be non-empty here.

@@ -3,7 +3,7 @@
 Runs after ``prepare``, so ``dnsMode`` is always set and defaults are in place. Rules that
 only a dedicated load balancer can satisfy (ports other than 80/443, ``tcp``, ``acceptAllHosts``,
 host-matched routes) are not errors here: they pass the schema, so api.md puts them in
-``status.warning`` (see ``_domain_warnings``).
+``status.warning`` (see ``_domain_status``).
 
 Decisions where api.md is silent:
 

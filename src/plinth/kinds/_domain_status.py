@@ -19,6 +19,12 @@ status. Decisions where api.md is silent:
   there; route mode gives one endpoint per route with the full link of its workload, the
   route's prefix as the path (regex routes have no literal path, so none).
 - ``fingerprint``: the SHA-256 of the spec's canonical JSON (sorted keys, no spaces).
+- ``warning``: settings that pass the schema but need a GVC with a dedicated load balancer
+  (api.md: ports other than 80 and 443, ``tcp``, ``acceptAllHosts``, routes matched by
+  ``hostPrefix``/``hostRegex``), in one sentence. They are warnings, not errors, because the
+  GVC's load balancer can change after the domain is written (the engine refreshes a
+  domain's status when its GVC changes). They are silent only when the served GVC is known
+  and dedicated: with no GVC, or one that does not exist, nothing can serve them.
 """
 
 from __future__ import annotations
@@ -29,10 +35,10 @@ from typing import Any
 
 from plinth.kinds._domain_dns import dns_config
 from plinth.kinds._domain_links import served_gvc_href, workload_href
-from plinth.kinds._domain_warnings import dedicated_load_balancer_warning
 from plinth.kinds.base import Item, KindContext
 
 SKIP_DNS_CHECK_TAG = "cpln/skipDNSCheck"
+STANDARD_PORTS = frozenset({80, 443})
 _DEFAULT_PORTS = {"https": 443, "http": 80}
 
 
@@ -112,3 +118,41 @@ def _endpoints(name: str, spec: dict[str, Any], org: str) -> list[dict[str, str]
                 {"url": f"{scheme}://{name}{suffix}{path}", "workloadLink": workload_href(route["workloadLink"], org)}
             )
     return endpoints
+
+
+def needs_dedicated_load_balancer(spec: dict[str, Any]) -> list[str]:
+    """The settings of ``spec`` that only a dedicated load balancer serves, as ``path value``."""
+    found: list[str] = []
+    if spec.get("acceptAllHosts"):
+        found.append("spec.acceptAllHosts")
+    for p, port in enumerate(spec.get("ports") or []):
+        if port["number"] not in STANDARD_PORTS:
+            found.append(f"spec.ports[{p}].number {port['number']}")
+        if port["protocol"] == "tcp":
+            found.append(f"spec.ports[{p}].protocol tcp")
+        for r, route in enumerate(port.get("routes") or []):
+            for field in ("hostPrefix", "hostRegex"):
+                if field in route:
+                    found.append(f"spec.ports[{p}].routes[{r}].{field}")
+    return found
+
+
+def dedicated_load_balancer_warning(spec: dict[str, Any], gvc_href: str | None, gvc: Item | None) -> str | None:
+    """One sentence naming every setting that needs a dedicated load balancer, or ``None``."""
+    found = needs_dedicated_load_balancer(spec)
+    if not found or _is_dedicated(gvc):
+        return None
+    if gvc_href is None:
+        reason = "this domain serves no GVC"
+    elif gvc is None:
+        reason = f"GVC '{gvc_href.rsplit('/', 1)[-1]}' does not exist"
+    else:
+        reason = f"GVC '{gvc_href.rsplit('/', 1)[-1]}' does not have one"
+    return f"needs a GVC with a dedicated load balancer, but {reason}: {', '.join(found)}"
+
+
+def _is_dedicated(gvc: Item | None) -> bool:
+    if gvc is None:
+        return False
+    load_balancer = (gvc.get("spec") or {}).get("loadBalancer") or {}
+    return load_balancer.get("dedicated") is True

@@ -7,7 +7,7 @@ The rules are split by job into private modules:
 - ``_domain_prepare``: defaults that depend on other fields or on the name;
 - ``_domain_rules`` / ``_domain_route_rules``: every cross-field rule, with paths;
 - ``_domain_links``: where links sit in a spec, and which GVC a domain serves;
-- ``_domain_status`` / ``_domain_dns`` / ``_domain_warnings``: the computed status.
+- ``_domain_status`` / ``_domain_dns``: the computed status and its DNS records.
 
 Ownership checks that need the whole store (``must_prove_ownership``, ``apex_must_exist``,
 ``apex_owned_by_other_org``, ``parent_ns_domain_exists``) are not hook rules: they compare
