@@ -18,8 +18,14 @@ GVC_ID = "0b6f5a8e-2f7c-4c1e-9a55-7d1c2b3a4f60"
 CTX = KindContext(org="acme", now="2026-01-01T00:00:00.000Z", id=GVC_ID)
 
 
-def write(spec: Any = None, *, name: str = "main", body: dict[str, Any] | None = None,
-          old: Item | None = None, ctx: KindContext = CTX) -> tuple[Item, list[FieldError]]:
+def write(
+    spec: Any = None,
+    *,
+    name: str = "main",
+    body: dict[str, Any] | None = None,
+    old: Item | None = None,
+    ctx: KindContext = CTX,
+) -> tuple[Item, list[FieldError]]:
     """Run one GVC write as the engine does: strip server-owned fields, then build."""
     full = {"spec": spec} if body is None else body
     return build_candidate(GVC, strip_server_owned(GVC, full), old, ctx, name)
@@ -36,8 +42,14 @@ def errors_for(spec: dict[str, Any]) -> list[str]:
 MAXIMAL_SPEC: dict[str, Any] = {
     "staticPlacement": {
         "locationLinks": ["//location/aws-us-east-1", "/org/acme/location/gcp-us-east1"],
-        "locationOptions": [{"locationLink": "//location/aws-us-east-1", "routingTier": 0,
-                             "latencyOffsetMs": -20, "latencyToleranceMs": 5}],
+        "locationOptions": [
+            {
+                "locationLink": "//location/aws-us-east-1",
+                "routingTier": 0,
+                "latencyOffsetMs": -20,
+                "latencyToleranceMs": 5,
+            }
+        ],
     },
     "pullSecretLinks": ["//secret/registry"],
     "domain": "legacy.example.com",
@@ -46,9 +58,13 @@ MAXIMAL_SPEC: dict[str, Any] = {
     "tracing": {"sampling": 10.0, "provider": {"lightstep": {"endpoint": "ls:443", "credentials": "//secret/ls"}}},
     "sidecar": {"envoy": {"http": [{"name": "envoy.filters.http.lua", "priority": 50}], "anything": {"x": [1]}}},
     "env": [{"name": "REGION", "value": "us"}, {"name": "EMPTY"}],
-    "loadBalancer": {"dedicated": True, "multiZone": {"enabled": True}, "trustedProxies": 2,
-                     "redirect": {"class": {"status5xx": "https://status.example.com", "status401": "https://login"}},
-                     "ipSet": "//ipset/egress"},
+    "loadBalancer": {
+        "dedicated": True,
+        "multiZone": {"enabled": True},
+        "trustedProxies": 2,
+        "redirect": {"class": {"status5xx": "https://status.example.com", "status401": "https://login"}},
+        "ipSet": "//ipset/egress",
+    },
     "keda": {"enabled": True, "identityLink": "//gvc/main/identity/keda", "secrets": ["//secret/k1", "//secret/k2"]},
 }
 
@@ -56,8 +72,14 @@ MAXIMAL_SPEC: dict[str, Any] = {
 def test_minimal_gvc_stores_an_empty_spec_and_gets_an_alias() -> None:
     item, errors = write()
     assert errors == []
-    assert item == {"kind": "gvc", "name": "main", "description": "main", "tags": {}, "spec": {},
-                    "alias": gvc_alias(GVC_ID)}
+    assert item == {
+        "kind": "gvc",
+        "name": "main",
+        "description": "main",
+        "tags": {},
+        "spec": {},
+        "alias": gvc_alias(GVC_ID),
+    }
 
 
 def test_maximal_gvc_is_stored_exactly_as_sent() -> None:
@@ -104,8 +126,7 @@ def test_references_cover_every_link_and_none_must_exist() -> None:
     assert [(r.path, r.link, r.kinds) for r in refs] == [
         ("spec.staticPlacement.locationLinks[0]", "//location/aws-us-east-1", frozenset({"location"})),
         ("spec.staticPlacement.locationLinks[1]", "/org/acme/location/gcp-us-east1", frozenset({"location"})),
-        ("spec.staticPlacement.locationOptions[0].locationLink", "//location/aws-us-east-1",
-         frozenset({"location"})),
+        ("spec.staticPlacement.locationOptions[0].locationLink", "//location/aws-us-east-1", frozenset({"location"})),
         ("spec.pullSecretLinks[0]", "//secret/registry", frozenset({"secret"})),
         ("spec.keda.secrets[0]", "//secret/k1", frozenset({"secret"})),
         ("spec.keda.secrets[1]", "//secret/k2", frozenset({"secret"})),
@@ -134,8 +155,10 @@ def test_trusted_proxies_bounds(proxies: int, ok: bool) -> None:
     )
 
 
-@pytest.mark.parametrize(("value", "ok"), [("default", True), ("legacy", True), ("org", True),
-                                           ("Default", False), ("gvc", False), ("", False)])
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [("default", True), ("legacy", True), ("org", True), ("Default", False), ("gvc", False), ("", False)],
+)
 def test_endpoint_naming_format(value: str, ok: bool) -> None:
     assert errors_for({"endpointNamingFormat": value}) == ([] if ok else ["spec.endpointNamingFormat"])
 
@@ -144,8 +167,10 @@ def test_endpoint_naming_format(value: str, ok: bool) -> None:
     ("option", "expected"),
     [
         ({"locationLink": "//location/a", "routingTier": -1}, ["spec.staticPlacement.locationOptions[0].routingTier"]),
-        ({"locationLink": "//location/a", "latencyToleranceMs": -1},
-         ["spec.staticPlacement.locationOptions[0].latencyToleranceMs"]),
+        (
+            {"locationLink": "//location/a", "latencyToleranceMs": -1},
+            ["spec.staticPlacement.locationOptions[0].latencyToleranceMs"],
+        ),
         ({"locationLink": "//location/a", "latencyOffsetMs": -100, "routingTier": 0, "latencyToleranceMs": 0}, []),
         ({"routingTier": 1}, ["spec.staticPlacement.locationOptions[0].locationLink"]),
     ],
@@ -167,8 +192,10 @@ def test_location_options_must_tune_placed_locations_unless_placement_is_a_query
     options = [{"locationLink": "/org/acme/location/a"}, {"locationLink": "//location/elsewhere"}]
     fixed = {"locationLinks": ["//location/a"], "locationOptions": options}
     assert errors_for({"staticPlacement": fixed}) == ["spec.staticPlacement.locationOptions[1].locationLink"]
-    queried = {"locationQuery": {"kind": "location", "spec": {"terms": [{"property": "provider", "value": "aws"}]}},
-               "locationOptions": options}
+    queried = {
+        "locationQuery": {"kind": "location", "spec": {"terms": [{"property": "provider", "value": "aws"}]}},
+        "locationOptions": options,
+    }
     assert errors_for({"staticPlacement": queried}) == []
 
 
@@ -180,15 +207,29 @@ def test_location_options_must_tune_placed_locations_unless_placement_is_a_query
         ({"spec": {"match": "some"}}, ["spec.staticPlacement.locationQuery.spec.match"]),
         ({"spec": {"terms": [{"value": "x"}]}}, ["spec.staticPlacement.locationQuery.spec.terms[0]"]),
         ({"spec": {"terms": [{"tag": "a", "rel": "b"}]}}, ["spec.staticPlacement.locationQuery.spec.terms[0]"]),
-        ({"spec": {"terms": [{"op": "exists", "tag": "a", "value": "x"}]}},
-         ["spec.staticPlacement.locationQuery.spec.terms[0]"]),
+        (
+            {"spec": {"terms": [{"op": "exists", "tag": "a", "value": "x"}]}},
+            ["spec.staticPlacement.locationQuery.spec.terms[0]"],
+        ),
         ({"spec": {"terms": [{"op": "like", "tag": "a"}]}}, ["spec.staticPlacement.locationQuery.spec.terms[0].op"]),
-        ({"spec": {"terms": [{"tag": "a", "value": {"x": 1}}]}},
-         ["spec.staticPlacement.locationQuery.spec.terms[0].value"]),
+        (
+            {"spec": {"terms": [{"tag": "a", "value": {"x": 1}}]}},
+            ["spec.staticPlacement.locationQuery.spec.terms[0].value"],
+        ),
         ({"spec": {"sort": {"order": "asc"}}}, ["spec.staticPlacement.locationQuery.spec.sort.by"]),
-        ({"kind": "location", "fetch": "links", "context": {"a": 1},
-          "spec": {"match": "any", "terms": [{"op": "!exists", "tag": "a"}, {"op": ">=", "property": "n", "value": 2}],
-                   "sort": {"by": "name", "order": "desc"}}}, []),
+        (
+            {
+                "kind": "location",
+                "fetch": "links",
+                "context": {"a": 1},
+                "spec": {
+                    "match": "any",
+                    "terms": [{"op": "!exists", "tag": "a"}, {"op": ">=", "property": "n", "value": 2}],
+                    "sort": {"by": "name", "order": "desc"},
+                },
+            },
+            [],
+        ),
     ],
 )
 def test_location_query_shape(query: dict[str, Any], expected: list[str]) -> None:
@@ -206,8 +247,10 @@ def test_pull_secrets_and_keda_secrets_are_listed_once() -> None:
     assert errors_for(spec) == ["spec.pullSecretLinks[1]", "spec.keda.secrets[1]"]
 
 
-@pytest.mark.parametrize(("link", "ok"), [("//gvc/main/identity/keda", True), ("/org/acme/gvc/main/identity/k", True),
-                                          ("//gvc/other/identity/keda", False)])
+@pytest.mark.parametrize(
+    ("link", "ok"),
+    [("//gvc/main/identity/keda", True), ("/org/acme/gvc/main/identity/k", True), ("//gvc/other/identity/keda", False)],
+)
 def test_keda_identity_belongs_to_this_gvc(link: str, ok: bool) -> None:
     assert errors_for({"keda": {"enabled": True, "identityLink": link}}) == ([] if ok else ["spec.keda.identityLink"])
 
@@ -243,16 +286,25 @@ def test_several_errors_come_together_with_their_paths() -> None:
         "unknown": True,
     }
     _, errors = write(spec, name="-bad")
-    assert sorted(paths(errors)) == sorted([
-        "name", "spec.endpointNamingFormat", "spec.tracing.sampling", "spec.tracing.provider",
-        "spec.loadBalancer.dedicated", "spec.loadBalancer.trustedProxies", "spec.unknown",
-    ])
+    assert sorted(paths(errors)) == sorted(
+        [
+            "name",
+            "spec.endpointNamingFormat",
+            "spec.tracing.sampling",
+            "spec.tracing.provider",
+            "spec.loadBalancer.dedicated",
+            "spec.loadBalancer.trustedProxies",
+            "spec.unknown",
+        ]
+    )
 
 
 def test_cross_field_errors_come_together() -> None:
     spec = {
-        "staticPlacement": {"locationLinks": ["//location/a", "//location/a"],
-                            "locationOptions": [{"locationLink": "//location/z"}]},
+        "staticPlacement": {
+            "locationLinks": ["//location/a", "//location/a"],
+            "locationOptions": [{"locationLink": "//location/z"}],
+        },
         "env": [{"name": "X"}, {"name": "X"}],
         "keda": {"identityLink": "//gvc/other/identity/i"},
     }

@@ -16,8 +16,9 @@ from plinth.kinds.org import ORG
 CTX = KindContext(org="acme", now="2026-01-01T00:00:00.000Z")
 
 
-def write(spec: Any = None, *, name: str = "acme", body: dict[str, Any] | None = None,
-          old: Item | None = None) -> tuple[Item, list[FieldError]]:
+def write(
+    spec: Any = None, *, name: str = "acme", body: dict[str, Any] | None = None, old: Item | None = None
+) -> tuple[Item, list[FieldError]]:
     """Run one org write as the engine does: strip server-owned fields, then build."""
     full = {"spec": spec} if body is None else body
     return build_candidate(ORG, strip_server_owned(ORG, full), old, CTX, name)
@@ -37,14 +38,26 @@ MAXIMAL_SPEC: dict[str, Any] = {
         {"datadog": {"credentials": "//secret/dd", "host": "http-intake.logs.datadoghq.eu"}},
         {"opentelemetry": {"endpoint": "https://otel.example.com", "headers": {"x-team": "a"}}},
     ],
-    "tracing": {"sampling": 12.5, "provider": {"otel": {"endpoint": "otel:4317"}},
-                "customTags": {"team": {"literal": {"value": "core"}}}},
+    "tracing": {
+        "sampling": 12.5,
+        "provider": {"otel": {"endpoint": "otel:4317"}},
+        "customTags": {"team": {"literal": {"value": "core"}}},
+    },
     "sessionTimeoutSeconds": 3600,
     "authConfig": {"domainAutoMembers": ["example.com"], "samlOnly": True},
-    "observability": {"logsRetentionDays": 30, "metricsRetentionDays": 0, "tracesRetentionDays": 7,
-                      "defaultAlertEmails": ["ops@example.com"]},
-    "security": {"threatDetection": {"enabled": True, "minimumSeverity": "error",
-                                     "syslog": {"transport": "udp", "host": "siem.example.com", "port": 514}}},
+    "observability": {
+        "logsRetentionDays": 30,
+        "metricsRetentionDays": 0,
+        "tracesRetentionDays": 7,
+        "defaultAlertEmails": ["ops@example.com"],
+    },
+    "security": {
+        "threatDetection": {
+            "enabled": True,
+            "minimumSeverity": "error",
+            "syslog": {"transport": "udp", "host": "siem.example.com", "port": 514},
+        }
+    },
 }
 
 ONE_OF_EACH_PROVIDER: list[dict[str, Any]] = [
@@ -55,8 +68,16 @@ ONE_OF_EACH_PROVIDER: list[dict[str, Any]] = [
     {"elastic": {"aws": {"host": "h", "port": 443, "index": "i", "type": "t", "credentials": "c", "region": "r"}}},
     {"elastic": {"elasticCloud": {"index": "i", "type": "t", "credentials": "c", "cloudId": "id"}}},
     {"elastic": {"generic": {"host": "h", "index": "i", "type": "t", "credentials": "c", "port": 9200}}},
-    {"cloudWatch": {"credentials": "c", "groupName": "g", "streamName": "s", "region": "eu-west-1",
-                    "retentionDays": 14, "extractFields": {"level": "$.level"}}},
+    {
+        "cloudWatch": {
+            "credentials": "c",
+            "groupName": "g",
+            "streamName": "s",
+            "region": "eu-west-1",
+            "retentionDays": 14,
+            "extractFields": {"level": "$.level"},
+        }
+    },
     {"fluentd": {"host": "fluentd.example.com", "port": 24224}},
     {"stackdriver": {"credentials": "c", "location": "us-east1"}},
     {"syslog": {"host": "h", "port": 514, "mode": "tls", "format": "rfc5424", "severity": 6}},
@@ -79,7 +100,9 @@ def test_maximal_org_is_stored_exactly_as_sent() -> None:
 def test_status_names_the_account_and_endpoint_prefix_after_the_org() -> None:
     item, _ = write(name="globex")
     assert ORG.compute_status(item, CTX) == {
-        "accountLink": "/account/globex", "active": True, "endpointPrefix": "globex",
+        "accountLink": "/account/globex",
+        "active": True,
+        "endpointPrefix": "globex",
     }
 
 
@@ -93,10 +116,21 @@ def test_declaration_orgs_are_root_scoped_and_never_deleted() -> None:
 @pytest.mark.parametrize(
     ("name", "allowed"),
     [
-        ("acme", True), ("ab", True), ("a" * 64, True), ("indexes", True), ("my-index", True),
-        ("xserve", True), ("serve-x", True),
-        ("index", False), ("xserve-eu", False), ("xserve-", False), ("a", False), ("a" * 65, False),
-        ("Acme", False), ("acme-", False), ("1acme", False),
+        ("acme", True),
+        ("ab", True),
+        ("a" * 64, True),
+        ("indexes", True),
+        ("my-index", True),
+        ("xserve", True),
+        ("serve-x", True),
+        ("index", False),
+        ("xserve-eu", False),
+        ("xserve-", False),
+        ("a", False),
+        ("a" * 65, False),
+        ("Acme", False),
+        ("acme-", False),
+        ("1acme", False),
     ],
 )
 def test_org_names(name: str, allowed: bool) -> None:
@@ -137,13 +171,17 @@ def test_a_log_destination_names_exactly_one_provider(destination: dict[str, Any
         ({"s3": {"bucket": "b", "region": "r", "credentials": "c", "acl": "x"}}, ["spec.logging.s3.acl"]),
         ({"datadog": {"credentials": ""}}, ["spec.logging.datadog.credentials"]),
         ({"elastic": {}}, ["spec.logging.elastic"]),
-        ({"elastic": {"generic": {"host": "h", "index": "i", "type": "t"}}},
-         ["spec.logging.elastic.generic.credentials"]),
+        (
+            {"elastic": {"generic": {"host": "h", "index": "i", "type": "t"}}},
+            ["spec.logging.elastic.generic.credentials"],
+        ),
         ({"syslog": {"host": "h", "port": 514, "mode": "http"}}, ["spec.logging.syslog.mode"]),
         ({"syslog": {"host": "h", "port": 514, "format": "json"}}, ["spec.logging.syslog.format"]),
         ({"fluentd": {"host": "h", "port": "24224"}}, ["spec.logging.fluentd.port"]),
-        ({"cloudWatch": {"credentials": "c", "groupName": "g", "streamName": "s", "retentionDays": -1}},
-         ["spec.logging.cloudWatch.retentionDays"]),
+        (
+            {"cloudWatch": {"credentials": "c", "groupName": "g", "streamName": "s", "retentionDays": -1}},
+            ["spec.logging.cloudWatch.retentionDays"],
+        ),
     ],
 )
 def test_provider_fields_are_closed_typed_and_required_where_needed(
@@ -193,8 +231,10 @@ def test_legacy_lightstep_tracing_is_still_accepted() -> None:
     assert item["spec"]["tracing"] == tracing
 
 
-@pytest.mark.parametrize(("seconds", "ok"), [(0, False), (1, True), (86400, True), (-5, False), ("900", False),
-                                             (True, False), (900.5, False)])
+@pytest.mark.parametrize(
+    ("seconds", "ok"),
+    [(0, False), (1, True), (86400, True), (-5, False), ("900", False), (True, False), (900.5, False)],
+)
 def test_session_timeout_is_a_positive_integer(seconds: Any, ok: bool) -> None:
     assert errors_for({"sessionTimeoutSeconds": seconds}) == ([] if ok else ["spec.sessionTimeoutSeconds"])
 
@@ -206,8 +246,16 @@ def test_retention_days_are_non_negative(days: int, ok: bool) -> None:
     )
 
 
-@pytest.mark.parametrize(("email", "ok"), [("ops@example.com", True), ("a.b+c@sub.example.io", True),
-                                           ("ops", False), ("ops@example", False), ("o ps@example.com", False)])
+@pytest.mark.parametrize(
+    ("email", "ok"),
+    [
+        ("ops@example.com", True),
+        ("a.b+c@sub.example.io", True),
+        ("ops", False),
+        ("ops@example", False),
+        ("o ps@example.com", False),
+    ],
+)
 def test_alert_emails_must_look_like_addresses(email: str, ok: bool) -> None:
     errors = write({"observability": {"defaultAlertEmails": ["first@example.com", email]}})[1]
     assert paths(errors) == ([] if ok else ["spec.observability.defaultAlertEmails[1]"])
@@ -215,8 +263,9 @@ def test_alert_emails_must_look_like_addresses(email: str, ok: bool) -> None:
         assert "email" in errors[0].message
 
 
-@pytest.mark.parametrize(("severity", "ok"), [("warning", True), ("error", True), ("critical", True),
-                                              ("info", False), ("Warning", False)])
+@pytest.mark.parametrize(
+    ("severity", "ok"), [("warning", True), ("error", True), ("critical", True), ("info", False), ("Warning", False)]
+)
 def test_threat_detection_minimum_severity(severity: str, ok: bool) -> None:
     errors = errors_for({"security": {"threatDetection": {"enabled": True, "minimumSeverity": severity}}})
     assert errors == ([] if ok else ["spec.security.threatDetection.minimumSeverity"])
@@ -245,15 +294,17 @@ def test_several_errors_come_together_with_their_paths() -> None:
         },
         name="Bad_Name",
     )
-    assert sorted(paths(errors)) == sorted([
-        "name",
-        "spec.logging.s3.credentials",
-        "spec.sessionTimeoutSeconds",
-        "spec.authConfig.domainAutoMembers[0]",
-        "spec.authConfig.samlOnly",
-        "spec.security.threatDetection.syslog.port",
-        "spec.billing",
-    ])
+    assert sorted(paths(errors)) == sorted(
+        [
+            "name",
+            "spec.logging.s3.credentials",
+            "spec.sessionTimeoutSeconds",
+            "spec.authConfig.domainAutoMembers[0]",
+            "spec.authConfig.samlOnly",
+            "spec.security.threatDetection.syslog.port",
+            "spec.billing",
+        ]
+    )
     assert {e.message for e in errors if e.path == "spec.billing"} == {"unknown field"}
 
 

@@ -18,15 +18,22 @@ from plinth.kinds.volumeset import VOLUMESET
 PARENT: Item = {
     "id": "5d9c0c52-8d5e-4f0b-9d43-1c7a52f0e111",
     "name": "main",
-    "spec": {"staticPlacement": {"locationLinks": [
-        "//location/aws-us-east-1", "/org/acme/location/gcp-us-east1", "/org/acme/location/aws-us-east-1",
-    ]}},
+    "spec": {
+        "staticPlacement": {
+            "locationLinks": [
+                "//location/aws-us-east-1",
+                "/org/acme/location/gcp-us-east1",
+                "/org/acme/location/aws-us-east-1",
+            ]
+        }
+    },
 }
 CTX = KindContext(org="acme", now="2026-01-01T00:00:00.000Z", gvc="main", parent=PARENT)
 
 
-def write(spec: Any = None, *, body: dict[str, Any] | None = None, old: Item | None = None,
-          name: str = "data") -> tuple[Item, list[FieldError]]:
+def write(
+    spec: Any = None, *, body: dict[str, Any] | None = None, old: Item | None = None, name: str = "data"
+) -> tuple[Item, list[FieldError]]:
     """Run one volume set write as the engine does: strip server-owned fields, then build."""
     full = {"spec": spec} if body is None else body
     return build_candidate(VOLUMESET, strip_server_owned(VOLUMESET, full), old, CTX, name)
@@ -56,9 +63,17 @@ MAXIMAL_SPEC: dict[str, Any] = {
     "customEncryption": {"regions": {"aws-us-east-1": {"keyId": "arn:aws:kms:us-east-1:1:key/k"}}},
     "snapshots": {"createFinalSnapshot": False, "retentionDuration": "7d", "schedule": "15 */6 * * mon-fri"},
     "autoscaling": {
-        "maxCapacity": 2000, "minFreePercentage": 20, "scalingFactor": 1.5,
-        "predictive": {"enabled": True, "lookbackHours": 48.0, "projectionHours": 12.0, "minDataPoints": 20,
-                       "minGrowthRateGBPerHour": 0.5, "scalingFactor": 2.0},
+        "maxCapacity": 2000,
+        "minFreePercentage": 20,
+        "scalingFactor": 1.5,
+        "predictive": {
+            "enabled": True,
+            "lookbackHours": 48.0,
+            "projectionHours": 12.0,
+            "minDataPoints": 20,
+            "minGrowthRateGBPerHour": 0.5,
+            "scalingFactor": 2.0,
+        },
     },
 }
 
@@ -70,7 +85,10 @@ def test_minimal_volumeset_gets_class_and_file_system_defaults() -> None:
     item, errors = write({"initialCapacity": 10})
     assert errors == []
     assert item == {
-        "kind": "volumeset", "name": "data", "description": "data", "tags": {},
+        "kind": "volumeset",
+        "name": "data",
+        "description": "data",
+        "tags": {},
         "spec": {"initialCapacity": 10, "performanceClass": "general-purpose-ssd", "fileSystemType": "ext4"},
     }
     assert list(item["spec"]) == ["initialCapacity", "performanceClass", "fileSystemType"]
@@ -102,10 +120,15 @@ def test_class_and_file_system_defaults_follow_each_other(sent: dict[str, str], 
 def test_snapshot_and_predictive_defaults_fill_only_sent_blocks() -> None:
     item, _ = write(ssd(snapshots={}, autoscaling={"predictive": {}}))
     assert item["spec"]["snapshots"] == {"createFinalSnapshot": True}
-    assert item["spec"]["autoscaling"] == {"predictive": {
-        "enabled": False, "lookbackHours": 24.0, "projectionHours": 6.0, "minDataPoints": 10,
-        "minGrowthRateGBPerHour": 0.01,
-    }}
+    assert item["spec"]["autoscaling"] == {
+        "predictive": {
+            "enabled": False,
+            "lookbackHours": 24.0,
+            "projectionHours": 6.0,
+            "minDataPoints": 10,
+            "minGrowthRateGBPerHour": 0.01,
+        }
+    }
     item, _ = write(ssd())
     assert {"snapshots", "autoscaling", "mountOptions", "customEncryption"}.isdisjoint(item["spec"])
 
@@ -120,12 +143,17 @@ def test_predictive_scaling_factor_defaults_to_the_enclosing_one() -> None:
 def test_shared_mount_resources_get_defaults_for_what_is_missing() -> None:
     item, errors = write(shared(mountOptions={}))
     assert errors == []
-    assert item["spec"]["mountOptions"] == {"resources": {
-        "minCpu": "500m", "maxCpu": "2000m", "minMemory": "1Gi", "maxMemory": "2Gi"}}
+    assert item["spec"]["mountOptions"] == {
+        "resources": {"minCpu": "500m", "maxCpu": "2000m", "minMemory": "1Gi", "maxMemory": "2Gi"}
+    }
     item, errors = write(shared(mountOptions={"resources": {"maxCpu": "1", "minMemory": "512Mi"}}))
     assert errors == []
     assert item["spec"]["mountOptions"]["resources"] == {
-        "minCpu": "500m", "maxCpu": "1", "minMemory": "512Mi", "maxMemory": "2Gi"}
+        "minCpu": "500m",
+        "maxCpu": "1",
+        "minMemory": "512Mi",
+        "maxMemory": "2Gi",
+    }
 
 
 # --- declaration and status -----------------------------------------------------------------
@@ -164,10 +192,15 @@ def test_status_of_a_set_in_an_unplaced_gvc_has_no_locations() -> None:
 @pytest.mark.parametrize(
     ("performance_class", "capacity", "ok"),
     [
-        ("general-purpose-ssd", 9, False), ("general-purpose-ssd", 10, True),
-        ("high-throughput-ssd", 199, False), ("high-throughput-ssd", 200, True),
-        ("shared", 9, False), ("shared", 10, True),
-        ("general-purpose-ssd", 65536, True), ("high-throughput-ssd", 65537, False), ("shared", 65537, False),
+        ("general-purpose-ssd", 9, False),
+        ("general-purpose-ssd", 10, True),
+        ("high-throughput-ssd", 199, False),
+        ("high-throughput-ssd", 200, True),
+        ("shared", 9, False),
+        ("shared", 10, True),
+        ("general-purpose-ssd", 65536, True),
+        ("high-throughput-ssd", 65537, False),
+        ("shared", 65537, False),
     ],
 )
 def test_initial_capacity_per_class(performance_class: str, capacity: int, ok: bool) -> None:
@@ -191,21 +224,52 @@ def test_spec_is_required() -> None:
     assert [(e.path, e.message) for e in errors] == [("spec", "is required")]
 
 
-@pytest.mark.parametrize(("field", "value"), [("performanceClass", "fast-ssd"), ("performanceClass", "Shared"),
-                                              ("fileSystemType", "zfs"), ("fileSystemType", "EXT4")])
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("performanceClass", "fast-ssd"),
+        ("performanceClass", "Shared"),
+        ("fileSystemType", "zfs"),
+        ("fileSystemType", "EXT4"),
+    ],
+)
 def test_unknown_enum_values(field: str, value: str) -> None:
     assert errors_for(ssd(**{field: value})) == [f"spec.{field}"]
 
 
-@pytest.mark.parametrize(("suffix", "ok"), [("a", True), ("fast_Tier-2", True), ("Z9", True),
-                                            ("", False), ("9a", False), ("-a", False), ("a.b", False), ("a b", False)])
+@pytest.mark.parametrize(
+    ("suffix", "ok"),
+    [
+        ("a", True),
+        ("fast_Tier-2", True),
+        ("Z9", True),
+        ("", False),
+        ("9a", False),
+        ("-a", False),
+        ("a.b", False),
+        ("a b", False),
+    ],
+)
 def test_storage_class_suffix_pattern(suffix: str, ok: bool) -> None:
     assert errors_for(ssd(storageClassSuffix=suffix)) == ([] if ok else ["spec.storageClassSuffix"])
 
 
-@pytest.mark.parametrize(("duration", "ok"), [("7d", True), ("12h", True), ("30m", True), ("1.5d", True),
-                                              ("7", False), ("d", False), ("7s", False), ("1.d", False),
-                                              (".5d", False), ("7d\n", False), ("-1d", False)])
+@pytest.mark.parametrize(
+    ("duration", "ok"),
+    [
+        ("7d", True),
+        ("12h", True),
+        ("30m", True),
+        ("1.5d", True),
+        ("7", False),
+        ("d", False),
+        ("7s", False),
+        ("1.d", False),
+        (".5d", False),
+        ("7d\n", False),
+        ("-1d", False),
+    ],
+)
 def test_snapshot_retention_duration(duration: str, ok: bool) -> None:
     assert errors_for(ssd(snapshots={"retentionDuration": duration})) == (
         [] if ok else ["spec.snapshots.retentionDuration"]
@@ -223,11 +287,25 @@ def test_valid_snapshot_schedules(schedule: str) -> None:
 @pytest.mark.parametrize(
     ("schedule", "hint"),
     [
-        ("* * * * *", "minute"), ("*/5 * * * *", "minute"), ("0,30 * * * *", "minute"), ("0-5 * * * *", "minute"),
-        ("60 * * * *", "minute"), ("0 24 * * *", "hour"), ("0 * 0 * *", "day-of-month"), ("0 * 32 * *", "day-of-month"),
-        ("0 * * 13 *", "month"), ("0 * * * 8", "day-of-week"), ("0 * * * funday", "day-of-week"),
-        ("0 5-1 * * *", "hour"), ("0 */0 * * *", "hour"), ("0 1/2 * * *", "hour"), ("0 1,,2 * * *", "hour"),
-        ("0 * * *", "5 fields"), ("0 * * * * *", "5 fields"), ("@hourly", "5 fields"), ("0 ² * * *", "hour"),
+        ("* * * * *", "minute"),
+        ("*/5 * * * *", "minute"),
+        ("0,30 * * * *", "minute"),
+        ("0-5 * * * *", "minute"),
+        ("60 * * * *", "minute"),
+        ("0 24 * * *", "hour"),
+        ("0 * 0 * *", "day-of-month"),
+        ("0 * 32 * *", "day-of-month"),
+        ("0 * * 13 *", "month"),
+        ("0 * * * 8", "day-of-week"),
+        ("0 * * * funday", "day-of-week"),
+        ("0 5-1 * * *", "hour"),
+        ("0 */0 * * *", "hour"),
+        ("0 1/2 * * *", "hour"),
+        ("0 1,,2 * * *", "hour"),
+        ("0 * * *", "5 fields"),
+        ("0 * * * * *", "5 fields"),
+        ("@hourly", "5 fields"),
+        ("0 ² * * *", "hour"),
     ],
 )
 def test_invalid_snapshot_schedules(schedule: str, hint: str) -> None:
@@ -258,15 +336,25 @@ def test_autoscaling_bounds(autoscaling: dict[str, Any], expected: list[str]) ->
 @pytest.mark.parametrize(
     ("field", "value", "ok"),
     [
-        ("lookbackHours", 0.9, False), ("lookbackHours", 1, True), ("lookbackHours", 168, True),
+        ("lookbackHours", 0.9, False),
+        ("lookbackHours", 1, True),
+        ("lookbackHours", 168, True),
         ("lookbackHours", 168.5, False),
-        ("projectionHours", 0, False), ("projectionHours", 1, True), ("projectionHours", 72, True),
+        ("projectionHours", 0, False),
+        ("projectionHours", 1, True),
+        ("projectionHours", 72, True),
         ("projectionHours", 72.1, False),
-        ("minDataPoints", 1, False), ("minDataPoints", 2, True), ("minDataPoints", 100, True),
-        ("minDataPoints", 101, False), ("minDataPoints", 2.5, False),
-        ("minGrowthRateGBPerHour", -0.01, False), ("minGrowthRateGBPerHour", 0, True),
-        ("scalingFactor", 1.0, False), ("scalingFactor", 1.1, True),
-        ("enabled", "yes", False), ("enabled", True, True),
+        ("minDataPoints", 1, False),
+        ("minDataPoints", 2, True),
+        ("minDataPoints", 100, True),
+        ("minDataPoints", 101, False),
+        ("minDataPoints", 2.5, False),
+        ("minGrowthRateGBPerHour", -0.01, False),
+        ("minGrowthRateGBPerHour", 0, True),
+        ("scalingFactor", 1.0, False),
+        ("scalingFactor", 1.1, True),
+        ("enabled", "yes", False),
+        ("enabled", True, True),
     ],
 )
 def test_predictive_bounds(field: str, value: Any, ok: bool) -> None:
@@ -276,9 +364,18 @@ def test_predictive_bounds(field: str, value: Any, ok: bool) -> None:
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("500m", Decimal("0.5")), ("2", Decimal(2)), ("1.5", Decimal("1.5")), (".5", Decimal("0.5")),
-     ("1Gi", Decimal(1024**3)), ("512Mi", Decimal(512 * 1024**2)), ("1k", Decimal(1000)),
-     ("1e3", Decimal(1000)), ("1E", Decimal(10**18)), ("2M", Decimal(2 * 10**6))],
+    [
+        ("500m", Decimal("0.5")),
+        ("2", Decimal(2)),
+        ("1.5", Decimal("1.5")),
+        (".5", Decimal("0.5")),
+        ("1Gi", Decimal(1024**3)),
+        ("512Mi", Decimal(512 * 1024**2)),
+        ("1k", Decimal(1000)),
+        ("1e3", Decimal(1000)),
+        ("1E", Decimal(10**18)),
+        ("2M", Decimal(2 * 10**6)),
+    ],
 )
 def test_quantities_parse_exactly(text: str, value: Decimal) -> None:
     assert parse_quantity(text) == value
@@ -295,10 +392,12 @@ def test_not_quantities(text: str) -> None:
 def test_shared_file_system_and_shared_class_go_together() -> None:
     _, errors = write({"initialCapacity": 10, "fileSystemType": "shared", "performanceClass": "general-purpose-ssd"})
     assert [(e.path, e.message) for e in errors] == [
-        ("spec.performanceClass", "must be 'shared' when fileSystemType is 'shared'")]
+        ("spec.performanceClass", "must be 'shared' when fileSystemType is 'shared'")
+    ]
     _, errors = write({"initialCapacity": 10, "fileSystemType": "xfs", "performanceClass": "shared"})
     assert [(e.path, e.message) for e in errors] == [
-        ("spec.fileSystemType", "must be 'shared' when performanceClass is 'shared'")]
+        ("spec.fileSystemType", "must be 'shared' when performanceClass is 'shared'")
+    ]
 
 
 @pytest.mark.parametrize(("max_capacity", "ok"), [(99, False), (100, True), (101, True)])
@@ -319,7 +418,8 @@ def test_only_shared_sets_take_mount_options() -> None:
 
 def test_encryption_keys_need_a_key_id() -> None:
     assert errors_for(ssd(customEncryption={"regions": {"aws-eu-west-1": {}}})) == [
-        "spec.customEncryption.regions.aws-eu-west-1.keyId"]
+        "spec.customEncryption.regions.aws-eu-west-1.keyId"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -356,8 +456,11 @@ def test_class_and_file_system_cannot_change_but_may_be_left_out() -> None:
     assert paths(errors) == ["spec.fileSystemType"]
     updated, errors = write({"initialCapacity": 120}, old=created)
     assert errors == []
-    assert updated["spec"] == {"initialCapacity": 120, "performanceClass": "general-purpose-ssd",
-                               "fileSystemType": "ext4"}
+    assert updated["spec"] == {
+        "initialCapacity": 120,
+        "performanceClass": "general-purpose-ssd",
+        "fileSystemType": "ext4",
+    }
 
 
 def test_a_shared_set_stays_shared_when_an_update_names_only_one_side() -> None:
@@ -373,16 +476,26 @@ def test_several_schema_errors_come_together_with_their_paths() -> None:
         "snapshots": {"schedule": "* * * * *", "keep": 3},
         "autoscaling": {"minFreePercentage": 0, "predictive": {"lookbackHours": 200, "unknown": 1}},
     }
-    assert sorted(errors_for(spec)) == sorted([
-        "spec.initialCapacity", "spec.fileSystemType", "spec.snapshots.schedule", "spec.snapshots.keep",
-        "spec.autoscaling.minFreePercentage", "spec.autoscaling.predictive.lookbackHours",
-        "spec.autoscaling.predictive.unknown",
-    ])
+    assert sorted(errors_for(spec)) == sorted(
+        [
+            "spec.initialCapacity",
+            "spec.fileSystemType",
+            "spec.snapshots.schedule",
+            "spec.snapshots.keep",
+            "spec.autoscaling.minFreePercentage",
+            "spec.autoscaling.predictive.lookbackHours",
+            "spec.autoscaling.predictive.unknown",
+        ]
+    )
 
 
 def test_several_rule_errors_come_together() -> None:
-    spec = {"initialCapacity": 150, "performanceClass": "high-throughput-ssd", "autoscaling": {"maxCapacity": 100},
-            "mountOptions": {}}
+    spec = {
+        "initialCapacity": 150,
+        "performanceClass": "high-throughput-ssd",
+        "autoscaling": {"maxCapacity": 100},
+        "mountOptions": {},
+    }
     assert errors_for(spec) == ["spec.initialCapacity", "spec.autoscaling.maxCapacity", "spec.mountOptions"]
 
 
