@@ -136,12 +136,12 @@ class Engine:
         org_kind = self.kinds["org"]
         if await self._get(key_for(org_kind, t.org, None, t.org), t) is None:
             raise not_found("org", t.org)
-        if t.kind.scope != "gvc" or t.gvc is None:
+        if t.kind.scope == "org" or t.gvc is None:
             return None
-        gvc_kind = self.kinds["gvc"]
-        record = await self._get(key_for(gvc_kind, t.org, None, t.gvc), t)
+        container = self.kinds[t.kind.scope]
+        record = await self._get(key_for(container, t.org, None, t.gvc), t)
         if record is None:
-            raise not_found("gvc", t.gvc)
+            raise not_found(container.name, t.gvc)
         parent: Item = orjson.loads(record.doc)
         return parent
 
@@ -259,7 +259,8 @@ class Engine:
             return None
         return result
 
-    async def delete(self, info: RequestInfo, actor: str) -> None:
+    async def delete(self, info: RequestInfo, actor: str, dry_run: bool = False) -> None:
+        """Delete an item; with ``dry_run`` only the checks run (missing, protected, dependants)."""
         t = self.target(info)
         self.require_verb(t.kind, "delete")
         for _ in range(MAX_ATTEMPTS):
@@ -272,8 +273,10 @@ class Engine:
                     f"{t.kind.title} '{t.name}' is protected by the tag {PROTECTED_TAG}=true; remove the tag first",
                     {"kind": t.kind.name, "name": t.name},
                 )
-            if t.kind.name == "gvc":
+            if any(k.scope == t.kind.name for k in self.kinds.values()):
                 await self._guard_children(t)
+            if dry_run:
+                return
             now = self.clock()
             event_id, event = event_doc("deleted", t.href, record.version, actor, now)
             ops: list[Operation] = [Delete(t.key, record.version), AppendEvent(t.key, event_id, now, event)]
@@ -283,12 +286,12 @@ class Engine:
         raise Conflict("The item is changing too fast to delete; retry", {"name": t.name})
 
     async def _guard_children(self, t: Target) -> None:
-        children = await child_names(self.storage, self.kinds, t.org, t.name)
+        children = await child_names(self.storage, self.kinds, t.kind.name, t.org, t.name)
         if children:
             shown = ", ".join(children[:20]) + (" and more" if len(children) > 20 else "")
             raise Conflict(
-                f"GVC '{t.name}' still holds {shown}; delete them first",
-                {"kind": "gvc", "name": t.name, "dependants": children[:20]},
+                f"{t.kind.title} '{t.name}' still holds {shown}; delete them first",
+                {"kind": t.kind.name, "name": t.name, "dependants": children[:20]},
             )
 
 

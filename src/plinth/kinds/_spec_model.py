@@ -27,7 +27,7 @@ _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
 
 def _check_email(value: str) -> str:
-    if not _EMAIL.match(value):
+    if not _EMAIL.fullmatch(value):
         raise ValueError("must be an email address (name@domain.tld)")
     return value
 

@@ -97,7 +97,7 @@ def default_name_rule(name: str) -> str | None:
 
     if len(name) > NAME_MAX:
         return f"must be at most {NAME_MAX} characters"
-    if not NAME_PATTERN.match(name):
+    if not NAME_PATTERN.fullmatch(name):
         return "must match ^[a-z][-a-z0-9]*[a-z0-9]$ (lowercase letters, digits and '-', starting with a letter)"
     return None
 
