@@ -24,6 +24,8 @@ SELECT_EVENTS = (
     "ORDER BY seq LIMIT {p}"
 )
 SELECT_META = "SELECT value FROM meta WHERE name = {p}"
+SET_META = "INSERT INTO meta (name, value) VALUES ({p}, {p}) ON CONFLICT (name) DO UPDATE SET value = excluded.value"
+SET_META_IF_ABSENT = "INSERT INTO meta (name, value) VALUES ({p}, {p}) ON CONFLICT (name) DO NOTHING"
 
 
 def referrers_sql(n_kinds: int) -> str:
