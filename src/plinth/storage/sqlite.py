@@ -29,10 +29,10 @@ from plinth.storage.base import (
     SetMeta,
     StorageError,
 )
+from plinth.storage.migrate import MIGRATIONS, migrate
 from plinth.storage.query import ListRequest, Scalar, scalar_text
 from plinth.storage.sqlbuild import Fragment, compile_list, sql
 
-MIGRATIONS = Path(__file__).parent / "migrations" / "sqlite"
 BUSY_TIMEOUT_MS = 10_000
 
 
@@ -107,17 +107,6 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def migrate(url: str, directory: Path) -> None:
-    """Apply pending versioned migrations (yoyo), under yoyo's lock so replicas may race."""
-    from yoyo import get_backend, read_migrations
-
-    backend = get_backend(url)
-    migrations = read_migrations(str(directory))
-    with backend.lock():
-        backend.apply_migrations(backend.to_apply(migrations))
-    backend.connection.close()
-
-
 class SqliteStorage:
     """SQLite implementation of :class:`plinth.storage.base.Storage`."""
 
@@ -131,7 +120,7 @@ class SqliteStorage:
     @classmethod
     async def open(cls, path: Path) -> SqliteStorage:
         path.parent.mkdir(parents=True, exist_ok=True)
-        await asyncio.to_thread(migrate, f"sqlite:///{path}", MIGRATIONS)
+        await asyncio.to_thread(migrate, f"sqlite:///{path}", MIGRATIONS / "sqlite")
         return cls(path)
 
     async def get(self, key: Key) -> Record | None:

@@ -39,3 +39,8 @@ def referrers_sql(n_kinds: int) -> str:
 
 def render(statement: str, placeholder: str) -> str:
     return statement.replace("{p}", placeholder)
+
+
+def rendered(placeholder: str) -> dict[str, str]:
+    """Every statement above by its name, spelled with one backend's placeholder."""
+    return {name: render(text, placeholder) for name, text in globals().items() if name.isupper()}
