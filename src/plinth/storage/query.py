@@ -18,13 +18,16 @@ both backends against it):
   point (ISO dates compare as strings); a value of the other type, a boolean or ``None``
   never matches.
 - The *text form* of a stored value: a string as it is, ``true``/``false`` for booleans, a
-  number in its JSON form (``5``, ``2.5``, ``2.0``; exponent forms are not portable).
+  number in its JSON form (``5``, ``2.5``, ``2.0``; exponents and more than 15 significant
+  digits are not portable between backends).
   ``null``, objects and arrays have none, so they match no text test.
-  Tag terms compare text forms: ``tag=5`` matches the tags ``"5"`` and ``5``, and ``True``
-  matches ``"true"`` and ``true``; a tag term without a value compares with ``""``.
+  ``=`` and ``!=`` on a tag compare text forms: ``tag=5`` matches the tags ``"5"`` and ``5``,
+  ``True`` matches ``"true"`` and ``true``, and a value of ``None`` compares with ``""``.
+  Every other op reads a tag exactly as it reads a path.
 - ``~`` and ``=~`` search the text form for the value's text as a regular expression (the
   subset Python's ``re`` and PostgreSQL's ``~`` agree on; a pattern the backend cannot
-  compile raises ``StorageError("invalid")``); ``contains`` is a case-sensitive substring test.
+  compile raises ``StorageError("invalid")``); ``contains`` finds the value's text in the
+  text form as a case-sensitive substring.
 - ``match``: ``all`` (every term), ``any`` (at least one), ``none`` (no term); no terms
   matches everything.
 - Sorting by a path orders by type, then value: absent values (missing, ``null``, objects,
@@ -38,10 +41,10 @@ both backends against it):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 Op = Literal["=", "!=", ">", ">=", "<", "<=", "~", "=~", "contains", "exists", "!exists"]
-OPS: tuple[str, ...] = ("=", "!=", ">", ">=", "<", "<=", "~", "=~", "contains", "exists", "!exists")
+OPS: tuple[Op, ...] = get_args(Op)
 Scalar = str | int | float | bool | None
 
 
