@@ -23,9 +23,11 @@ PARENTS = ["", "g1", "g2"]
 # Patterns Python's re and PostgreSQL's ~ read alike.
 PATTERNS = ["^a", "b$", "a.b", "[aA]1", "A|b", "^$", "1", "\\.", "a*b", "é", "^-", "0$"]
 
-strings = st.text(alphabet="aAbB1._%é\\ ", max_size=3)
-numbers = st.one_of(st.integers(-3, 3), st.sampled_from([0.5, 1.5, 2.0, -2.5]))
-scalars = st.one_of(st.none(), st.booleans(), numbers, strings)
+# Mostly a few common values, so that equal values and ties are frequent.
+COMMON_STRINGS = ["", "a", "A", "ab", "b", "a.b", "1", "é"]
+strings = st.one_of(st.sampled_from(COMMON_STRINGS), st.text(alphabet="aAb1._%é\\ ", max_size=3))
+numbers = st.one_of(st.integers(-2, 2), st.sampled_from([0.5, 1.5, 2.0, -2.5]))
+scalars = st.one_of(strings, numbers, st.booleans(), st.none())
 json_values = st.one_of(scalars, st.just({"deeper": 1}), st.just([1, "a"]))
 specs = st.one_of(
     st.fixed_dictionaries({}, optional={"a": json_values, "b": json_values}),
@@ -39,7 +41,7 @@ docs = st.fixed_dictionaries(
         "tags": st.dictionaries(st.sampled_from(TAG_NAMES), scalars, max_size=3),
     },
 )
-items = st.lists(st.tuples(st.sampled_from(PARENTS), docs), max_size=10)
+items = st.lists(st.tuples(st.sampled_from(PARENTS), docs), min_size=3, max_size=10)
 
 
 @st.composite
@@ -48,20 +50,20 @@ def terms(draw: st.DrawFn) -> Term:
     value = draw(st.sampled_from(PATTERNS) if op in ("~", "=~") else scalars)
     target = draw(st.sampled_from(["path", "tag", "parent"]))
     if target == "parent":
-        return Term(op, draw(st.sampled_from(PARENTS)), parent=True)
+        return Term(op, draw(st.sampled_from([*PARENTS, None])), parent=True)
     if target == "tag":
         return Term(op, value, tag=draw(st.sampled_from(TAG_NAMES)))
     return Term(op, value, path=draw(st.sampled_from(PATHS)))
 
 
 sorts = st.one_of(
-    st.none(),
     st.builds(Sort, st.sampled_from([*PATHS, *(("tags", t) for t in TAG_NAMES)]), st.booleans()),
+    st.none(),
 )
 filters = st.builds(
     Filter,
     match=st.sampled_from(["all", "any", "none"]),
-    terms=st.lists(terms(), max_size=3).map(tuple),
+    terms=st.lists(terms(), min_size=1, max_size=3).map(tuple),
     sort=sorts,
 )
 

@@ -65,9 +65,9 @@ def _ordered(stored: Any, op: str, wanted: Scalar) -> bool:
 
 def _parent_matches(term: Term, parent: str) -> bool:
     if term.op == "=":
-        return parent == term.value
+        return parent == scalar_text(term.value)
     if term.op == "!=":
-        return parent != term.value
+        return parent != scalar_text(term.value)
     return False
 
 

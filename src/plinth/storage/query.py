@@ -7,8 +7,8 @@ both backends against it):
 
 - ``Term(op, path=("spec","dnsMode"))`` reads a JSON path of the stored item, walking object
   properties only; ``Term(op, tag="team")`` reads a tag, compared as text (below);
-  ``Term("=" | "!=", parent=True)`` compares the GVC of a GVC-scoped item (``rel: gvc``);
-  any other op on the parent never matches.
+  ``Term("=" | "!=", parent=True)`` compares the GVC of a GVC-scoped item (``rel: gvc``,
+  ``""`` for org-scoped items) with the value's text form; any other op never matches.
 - A property holding JSON ``null`` exists; a missing one does not. Missing values match only
   ``!=`` and ``!exists``.
 - ``=`` on a path is typed: a string equals only a string, a number only a number

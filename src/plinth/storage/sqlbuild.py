@@ -105,7 +105,7 @@ class _Builder:
         if term.parent:
             if term.op not in ("=", "!="):
                 return FALSE
-            return sql(f"parent {term.op} {{}}", self.bind(term.value))
+            return sql(f"parent {term.op} {{}}", self.bind(scalar_text(term.value)))
         path = ("tags", term.tag) if term.tag is not None else (term.path or ())
         if term.op in ("exists", "!exists"):
             return sql("{} IS NOT NULL" if term.op == "exists" else "{} IS NULL", self.d.type_of(path))
@@ -154,7 +154,7 @@ class _Builder:
 
     def hint(self, term: Term) -> Fragment | None:
         if term.parent:
-            return sql("parent = {}", self.bind(term.value)) if term.op == "=" else None
+            return sql("parent = {}", self.bind(scalar_text(term.value))) if term.op == "=" else None
         if term.tag is None:
             return None
         if term.op == "exists":

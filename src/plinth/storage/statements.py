@@ -43,4 +43,8 @@ def render(statement: str, placeholder: str) -> str:
 
 def rendered(placeholder: str) -> dict[str, str]:
     """Every statement above by its name, spelled with one backend's placeholder."""
-    return {name: render(text, placeholder) for name, text in globals().items() if name.isupper()}
+    return {
+        name: render(text, placeholder)
+        for name, text in globals().items()
+        if name.isupper() and not name.startswith("_") and isinstance(text, str)
+    }
