@@ -76,6 +76,8 @@ def storage_error(exc: StorageError, kind: str, name: str) -> Exception:
         return not_found(kind, name)
     if exc.code == "exists":
         return Conflict(f"{kind.capitalize()} '{name}' already exists", {"kind": kind, "name": name})
+    if exc.code == "invalid":
+        return BadRequest(f"The query cannot be run: {exc}")
     if exc.code == "conflict":
         return Conflict(
             f"{kind.capitalize()} '{name}' was modified by another request; read it again and retry",
