@@ -26,6 +26,7 @@ run: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
 	$(BIN)/lint-imports
 
 typecheck: $(STAMP)

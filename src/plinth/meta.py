@@ -15,8 +15,18 @@ SERVER_OWNED: frozenset[str] = frozenset({"id", "version", "created", "lastModif
 
 #: Fields the official CLI's "slim" output drops (api.md §1, cli.md §4).
 SLIM_DROPPED: tuple[str, ...] = (
-    "id", "version", "created", "lastModified", "links", "status", "alias", "origin",
-    "repository", "tag", "manifest", "digest",
+    "id",
+    "version",
+    "created",
+    "lastModified",
+    "links",
+    "status",
+    "alias",
+    "origin",
+    "repository",
+    "tag",
+    "manifest",
+    "digest",
 )
 
 NAME_PATTERN = re.compile(r"^[a-z][-a-z0-9]*[a-z0-9]$")
@@ -25,10 +35,15 @@ DESCRIPTION_MAX = 250
 TAGS_MAX = 50
 RESERVED_TAG_PREFIX = "cpln/"
 #: Reserved tags a client may still set, because they switch documented behaviour on.
-CLIENT_SETTABLE_RESERVED_TAGS: frozenset[str] = frozenset({
-    "cpln/protected", "cpln/routeLimitOverride", "cpln/clientCertificateValidation",
-    "cpln/skipDNSCheck", "cpln/wildcard",
-})
+CLIENT_SETTABLE_RESERVED_TAGS: frozenset[str] = frozenset(
+    {
+        "cpln/protected",
+        "cpln/routeLimitOverride",
+        "cpln/clientCertificateValidation",
+        "cpln/skipDNSCheck",
+        "cpln/wildcard",
+    }
+)
 PROTECTED_TAG = "cpln/protected"
 
 

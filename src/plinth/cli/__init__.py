@@ -1,0 +1,1 @@
+"""The ``plinth`` command line: ``serve``, ``rest`` and ``profile``."""

@@ -12,7 +12,7 @@ from typing import Any
 from plinth.errors import FieldError
 from plinth.kinds.base import Item, KindContext, KindSpec
 from plinth.kinds.validation import check_description, check_tags, validate_model
-from plinth.meta import SERVER_OWNED
+from plinth.meta import DESCRIPTION_MAX, SERVER_OWNED
 
 #: Top-level keys every kind accepts from a client, besides its ``top_level_model`` fields.
 ENVELOPE_KEYS = frozenset({"kind", "name", "description", "tags", "spec"})
@@ -34,7 +34,7 @@ def build_candidate(
     ``id``/``version``/timestamps/``links``/``status``, which the service adds) and every error.
     """
     errors: list[FieldError] = []
-    allowed = ENVELOPE_KEYS | (set(kind.top_level_model.model_fields) if kind.top_level_model else set())
+    allowed = set(ENVELOPE_KEYS) | (set(kind.top_level_model.model_fields) if kind.top_level_model else set())
     if kind.top_level_model is not None:
         allowed |= {f.alias for f in kind.top_level_model.model_fields.values() if f.alias}
     if kind.scope == "gvc":
@@ -58,7 +58,8 @@ def build_candidate(
     if kind.has_description:
         description = body.get("description")
         if description is None or description == "":
-            description = name
+            # A domain name may be longer than a description may be (253 > 250).
+            description = name[:DESCRIPTION_MAX]
         errors += check_description(description)
         item["description"] = description
     tags = body.get("tags")

@@ -58,7 +58,10 @@ class KindContext:
     - ``resolved``: the current item behind each declared reference, by full href
       (``None`` when it does not exist).
     - ``now``: the write's timestamp, ISO-8601 with milliseconds and ``Z``.
-    - ``tags``: the item's tags as they will be stored (for tag-driven limits).
+    - ``id``: the item's id (set before ``prepare``; new on create, kept on update); lets a
+      hook derive stable server-owned values from it (a GVC's ``alias``).
+
+    ``resolved`` is filled for ``compute_status``; ``validate`` sees it empty.
     """
 
     org: str
@@ -66,6 +69,7 @@ class KindContext:
     gvc: str | None = None
     parent: Item | None = None
     resolved: Mapping[str, Item | None] = field(default_factory=dict)
+    id: str | None = None
 
     def lookup(self, href: str) -> Item | None:
         return self.resolved.get(href)

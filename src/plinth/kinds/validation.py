@@ -56,9 +56,7 @@ def model_errors(exc: ValidationError, prefix: str = "") -> list[FieldError]:
     return errors
 
 
-def validate_model(
-    model: type[BaseModel], data: Any, prefix: str
-) -> tuple[dict[str, Any] | None, list[FieldError]]:
+def validate_model(model: type[BaseModel], data: Any, prefix: str) -> tuple[dict[str, Any] | None, list[FieldError]]:
     """Validate ``data`` against ``model``; returns the normalised dump or the errors.
 
     The dump is ``mode="json", by_alias=True, exclude_none=True``: defaults declared on the

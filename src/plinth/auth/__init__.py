@@ -1,0 +1,1 @@
+"""Who is calling: credentials to principals. Authorization decisions build on this."""

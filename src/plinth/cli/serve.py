@@ -1,0 +1,120 @@
+"""``plinth serve``: bootstrap the store once, then run uvicorn with N worker processes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from plinth.server.settings import Settings
+
+
+async def bootstrap(settings: Settings) -> tuple[str | None, str]:
+    """Migrate the store; on an empty store create the org and the admin key (returned once)."""
+    from plinth.auth.bootstrap import claim_bootstrap, write_key_file
+    from plinth.auth.principal import SYSTEM
+    from plinth.engine.requestinfo import RequestInfo
+    from plinth.engine.service import Engine
+    from plinth.kinds import REGISTRY
+    from plinth.storage import open_storage
+
+    storage = await open_storage(settings.database_url, settings.data_dir)
+    try:
+        outcome = await claim_bootstrap(storage, settings.org)
+        if outcome.created and outcome.key is not None:
+            engine = Engine(storage, REGISTRY)
+            await engine.upsert(RequestInfo(kind="org"), {"name": settings.org}, SYSTEM.link)
+            write_key_file(settings.data_dir, outcome.key)
+        return outcome.key, outcome.org
+    finally:
+        await storage.close()
+
+
+def _announce(settings: Settings, key: str | None, org: str) -> str:
+    scheme = "https" if settings.tls_cert else "http"
+    endpoint = f"{scheme}://{settings.host}:{settings.port}"
+    where = "PostgreSQL" if settings.store_name == "postgresql" else f"SQLite in {settings.data_dir}"
+    key_file = settings.data_dir / "bootstrap-admin.key"
+    lines = [f"Plinth serving {endpoint} (store: {where}, org: {org}, workers: {settings.workers})"]
+    if key is not None:
+        lines += [f"Admin key (shown once; also written to {key_file}):", f"  {key}"]
+    elif key_file.exists():
+        lines.append(f"Admin key: see {key_file}")
+    click.echo("\n".join(lines))
+    sys.stdout.flush()
+    return endpoint
+
+
+@click.command("serve")
+@click.option("--host", envvar="PLINTH_HOST", default="127.0.0.1", show_default=True)
+@click.option("--port", envvar="PLINTH_PORT", type=int, default=8080, show_default=True)
+@click.option("--data-dir", envvar="PLINTH_DATA_DIR", type=click.Path(path_type=Path), default=Path(".plinth-data"))
+@click.option("--database-url", envvar="PLINTH_DATABASE_URL", help="postgresql://... selects PostgreSQL")
+@click.option("--workers", envvar="PLINTH_WORKERS", type=int, default=1, show_default=True)
+@click.option("--tls-cert", envvar="PLINTH_TLS_CERT", type=click.Path(exists=True, dir_okay=False))
+@click.option("--tls-key", envvar="PLINTH_TLS_KEY", type=click.Path(exists=True, dir_okay=False))
+@click.option("--org", envvar="PLINTH_ORG", default="default", show_default=True, help="The org created on first start")
+@click.option("--access-log/--no-access-log", envvar="PLINTH_ACCESS_LOG", default=True, show_default=True)
+@click.option("--init-profile", default=None, help="Create this CLI profile for the server when no profile exists")
+def serve_command(
+    host: str,
+    port: int,
+    data_dir: Path,
+    database_url: str | None,
+    workers: int,
+    tls_cert: str | None,
+    tls_key: str | None,
+    org: str,
+    access_log: bool,
+    init_profile: str | None,
+) -> None:
+    """Run the API server (SQLite in --data-dir unless --database-url names PostgreSQL)."""
+    if bool(tls_cert) != bool(tls_key):
+        raise click.UsageError("--tls-cert and --tls-key go together")
+    settings = Settings(
+        host=host,
+        port=port,
+        data_dir=data_dir,
+        database_url=database_url,
+        workers=max(1, workers),
+        tls_cert=tls_cert,
+        tls_key=tls_key,
+        org=org,
+        access_log=access_log,
+    )
+    key, org = asyncio.run(bootstrap(settings))
+    endpoint = _announce(settings, key, org)
+    if init_profile:
+        _init_profile(init_profile, endpoint, settings, org)
+    os.environ.update(settings.to_env())
+    import uvicorn
+
+    uvicorn.run(
+        "plinth.server.app:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=settings.workers,
+        ssl_certfile=tls_cert,
+        ssl_keyfile=tls_key,
+        log_level="warning",
+        access_log=False,
+        server_header=False,
+        loop="uvloop",
+        http="httptools",
+    )
+
+
+def _init_profile(name: str, endpoint: str, settings: Settings, org: str) -> None:
+    key_file = settings.data_dir / "bootstrap-admin.key"
+    if not key_file.exists():
+        return
+    try:
+        from plinth.cli.profiles import ensure_local_profile  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return
+    if ensure_local_profile(endpoint, key_file.read_text().strip(), org):
+        click.echo(f"Created the CLI profile '{name}' for {endpoint}")

@@ -1,0 +1,156 @@
+"""Collection reads: lists, query results and event logs, paged by keyset with ``next`` links.
+
+Items are spliced in as the bytes they were stored as, so a page of 50 costs one query and
+no JSON re-encoding of the items.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+from urllib.parse import quote
+
+import orjson
+
+from plinth.engine.paging import decode_cursor, encode_cursor
+from plinth.engine.querywire import parse_query
+from plinth.engine.render import list_href
+from plinth.engine.requestinfo import RequestInfo
+from plinth.engine.service import Engine, storage_error
+from plinth.errors import BadRequest, NotFound, not_found
+from plinth.kinds.base import KindSpec
+from plinth.storage.base import Record, StorageError
+from plinth.storage.query import Filter, ListRequest, PageStart
+
+
+def _splice(head: dict[str, Any], docs: list[bytes], tail: dict[str, Any]) -> bytes:
+    """``{...head, "items": [docs...], ...tail}`` without decoding the item documents."""
+    start = orjson.dumps(head)[:-1]
+    end = orjson.dumps(tail)[1:]
+    return start + b',"items":[' + b",".join(docs) + b"]," + end
+
+
+def _sort_value(record: Record, flt: Filter) -> Any:
+    if flt.sort is None:
+        return None
+    node: Any = orjson.loads(record.doc)
+    for part in flt.sort.path:
+        node = node.get(part) if isinstance(node, dict) else None
+    return None if isinstance(node, dict | list) else node
+
+
+def _parent_for(kind: KindSpec, info: RequestInfo) -> str | None:
+    if kind.scope == "gvc":
+        return info.gvc  # None: across every GVC of the org
+    return ""
+
+
+def _org_column(kind: KindSpec, info: RequestInfo) -> str:
+    return "" if kind.scope == "root" else info.org or ""
+
+
+async def _page(engine: Engine, kind: KindSpec, request: ListRequest) -> tuple[list[Record], Record | None]:
+    try:
+        rows = await engine.storage.list_page(
+            ListRequest(request.org, request.kind, request.parent, request.limit + 1, request.start, request.filter)
+        )
+    except StorageError as exc:
+        raise storage_error(exc, kind.name, "") from exc
+    if len(rows) > request.limit:
+        return rows[: request.limit], rows[request.limit - 1]
+    return rows, None
+
+
+async def list_items(engine: Engine, info: RequestInfo, limit: int, cursor: str | None) -> bytes:
+    kind = engine.kind_of(info)
+    engine.require_verb(kind, "list")
+    if info.org is not None and kind.scope != "root":
+        await _require_org(engine, info)
+    start = decode_cursor(cursor).start if cursor else None
+    request = ListRequest(_org_column(kind, info), kind.name, _parent_for(kind, info), limit, start)
+    rows, last = await _page(engine, kind, request)
+    self_href = list_href(kind, info.org, info.gvc)
+    links = [{"rel": "self", "href": self_href}]
+    if last is not None:
+        token = encode_cursor(PageStart(last.key.parent, last.key.name))
+        links.append({"rel": "next", "href": f"{self_href}?limit={limit}&cursor={token}"})
+    return _splice({"kind": "list", "itemKind": kind.name}, [r.doc for r in rows], {"links": links})
+
+
+async def query_items(engine: Engine, info: RequestInfo, body: Any, limit: int, cursor: str | None) -> bytes:
+    """POST ``-query`` with a query body, or GET ``-query?cursor=`` to continue one."""
+    kind = engine.kind_of(info)
+    engine.require_verb(kind, "list")
+    start = None
+    if cursor:
+        decoded = decode_cursor(cursor)
+        if decoded.query is None:
+            raise BadRequest("The paging cursor does not belong to a query", {"parameter": "cursor"})
+        body, start = decoded.query, decoded.start
+    elif body is None:
+        raise BadRequest("A query needs a body (POST) or a cursor (GET)")
+    flt, normalised = parse_query(kind, body)
+    await _require_org(engine, info)
+    request = ListRequest(_org_column(kind, info), kind.name, _parent_for(kind, info), limit, start, flt)
+    rows, last = await _page(engine, kind, request)
+    base = f"{list_href(kind, info.org, info.gvc)}/-query"
+    links = [{"rel": "self", "href": base}]
+    if last is not None:
+        token = encode_cursor(PageStart(last.key.parent, last.key.name, _sort_value(last, flt)), normalised)
+        links.append({"rel": "next", "href": f"{base}?limit={limit}&cursor={token}"})
+    docs = [r.doc for r in rows]
+    if normalised["fetch"] == "links":
+        docs = [
+            orjson.dumps({"kind": kind.name, "name": r.key.name, "links": orjson.loads(r.doc)["links"]}) for r in rows
+        ]
+    head = {"kind": "queryresult", "itemKind": kind.name}
+    return _splice(head, docs, {"links": links, "query": normalised})
+
+
+async def _require_org(engine: Engine, info: RequestInfo) -> None:
+    if info.org is None:
+        return
+    org_kind = engine.kinds["org"]
+    try:
+        record = await engine.storage.get(engine.target(RequestInfo(kind="org", org=info.org, name=info.org)).key)
+    except StorageError as exc:
+        raise storage_error(exc, org_kind.name, info.org) from exc
+    if record is None:
+        raise not_found("org", info.org)
+
+
+def _encode_seq(seq: int) -> str:
+    return base64.urlsafe_b64encode(orjson.dumps({"v": 1, "seq": seq})).decode().rstrip("=")
+
+
+def _decode_seq(token: str) -> int:
+    try:
+        body = orjson.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+        seq = body["seq"]
+        if not isinstance(seq, int) or body.get("v") != 1:
+            raise ValueError(token)
+    except (ValueError, KeyError, TypeError, orjson.JSONDecodeError) as exc:
+        raise BadRequest("The paging cursor is not valid", {"parameter": "cursor"}) from exc
+    return seq
+
+
+async def event_log(engine: Engine, info: RequestInfo, limit: int, cursor: str | None) -> bytes:
+    """Events of an item, oldest first; the log outlives the item (404 only when both are absent)."""
+    t = engine.target(info)
+    after = _decode_seq(cursor) if cursor else 0
+    try:
+        events = await engine.storage.events(t.key, after, limit + 1)
+        exists = after > 0 or events or await engine.storage.get(t.key) is not None
+    except StorageError as exc:
+        raise storage_error(exc, t.kind.name, t.name) from exc
+    if not exists:
+        raise not_found(t.kind.name, t.name)
+    self_href = f"{t.href}/-eventlog"
+    links = [{"rel": "self", "href": self_href}]
+    if len(events) > limit:
+        events = events[:limit]
+        links.append({"rel": "next", "href": f"{self_href}?limit={limit}&cursor={quote(_encode_seq(events[-1].seq))}"})
+    return _splice({"kind": "list", "itemKind": "event"}, [e.doc for e in events], {"links": links})
+
+
+__all__ = ["NotFound", "event_log", "list_items", "query_items"]

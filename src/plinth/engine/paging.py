@@ -1,0 +1,67 @@
+"""Opaque, versioned continuation cursors for keyset paging.
+
+A cursor is base64url of a small JSON object ``{"v": 1, "p": parent, "n": name, "s": sort value,
+"q": the query (for query results)}``. The org and kind always come from the path, never from
+the cursor, so a forged cursor can only move within the collection it was presented to.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from plinth.errors import BadRequest
+from plinth.storage.query import PageStart
+
+CURSOR_VERSION = 1
+DEFAULT_PAGE_SIZE = 100
+MAX_PAGE_SIZE = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Cursor:
+    start: PageStart
+    query: dict[str, Any] | None = None
+
+
+def encode_cursor(start: PageStart, query: dict[str, Any] | None = None) -> str:
+    body: dict[str, Any] = {"v": CURSOR_VERSION, "p": start.parent, "n": start.name}
+    if start.sort_value is not None:
+        body["s"] = start.sort_value
+    if query is not None:
+        body["q"] = query
+    return base64.urlsafe_b64encode(orjson.dumps(body)).decode().rstrip("=")
+
+
+def decode_cursor(token: str) -> Cursor:
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        body = orjson.loads(raw)
+    except (ValueError, orjson.JSONDecodeError) as exc:
+        raise BadRequest("The paging cursor is not valid", {"parameter": "cursor"}) from exc
+    if (
+        not isinstance(body, dict)
+        or body.get("v") != CURSOR_VERSION
+        or not isinstance(body.get("p"), str)
+        or not isinstance(body.get("n"), str)
+        or isinstance(body.get("s"), dict | list)
+        or not isinstance(body.get("q", {}), dict)
+    ):
+        raise BadRequest("The paging cursor is not valid", {"parameter": "cursor"})
+    return Cursor(PageStart(body["p"], body["n"], body.get("s")), body.get("q"))
+
+
+def page_size(raw: str | None) -> int:
+    """The ``limit`` query parameter: 1..1000, default 100."""
+    if raw is None or raw == "":
+        return DEFAULT_PAGE_SIZE
+    try:
+        value = int(raw)
+    except ValueError as exc:
+        raise BadRequest("limit must be a whole number", {"parameter": "limit"}) from exc
+    if not 1 <= value <= MAX_PAGE_SIZE:
+        raise BadRequest(f"limit must be between 1 and {MAX_PAGE_SIZE}", {"parameter": "limit"})
+    return value

@@ -1,0 +1,116 @@
+"""PATCH as the API defines it: a deep merge with directive keys (api.md §1, write semantics).
+
+At any depth of the patch document:
+
+- a plain value replaces the target's value; an object merges into an object recursively;
+- ``null`` removes the field;
+- arrays replace the whole array;
+- ``$replace/<field>``: the value replaces the field wholesale (no merge);
+- ``$drop/<field>``: removes entries: from a string array by value, from an array of objects
+  by ``name`` (``{"$drop/keys": ["k1"]}``), from an object by key;
+- ``$append/<field>``: appends the given elements to an array (created when absent);
+- ``$patch/<field>``: merges each given object into the array element with the same ``name``
+  (elements with an unknown name are appended).
+
+Directives are applied after the plain keys of the same object, in the order
+``$replace``, ``$patch``, ``$append``, ``$drop``. A malformed directive is a 400 naming its path.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from plinth.errors import FieldError, ValidationFailed
+
+DIRECTIVES = ("$replace/", "$patch/", "$append/", "$drop/")
+
+
+def apply_patch(target: dict[str, Any], patch: dict[str, Any], kind: str | None = None) -> dict[str, Any]:
+    """Return a new document: ``target`` with ``patch`` merged in. Neither input is mutated."""
+    errors: list[FieldError] = []
+    result = _merge(copy.deepcopy(target), patch, "", errors)
+    if errors:
+        raise ValidationFailed(errors, kind)
+    return result
+
+
+def _join(prefix: str, key: str) -> str:
+    return f"{prefix}.{key}" if prefix else key
+
+
+def _merge(target: dict[str, Any], patch: dict[str, Any], prefix: str, errors: list[FieldError]) -> dict[str, Any]:
+    directives: list[tuple[str, str, Any]] = []
+    for key, value in patch.items():
+        directive = next((d for d in DIRECTIVES if key.startswith(d)), None)
+        if directive is not None:
+            directives.append((directive, key[len(directive) :], value))
+            continue
+        if value is None:
+            target.pop(key, None)
+        elif isinstance(value, dict) and isinstance(target.get(key), dict):
+            target[key] = _merge(target[key], value, _join(prefix, key), errors)
+        elif isinstance(value, dict):
+            target[key] = _merge({}, value, _join(prefix, key), errors)
+        else:
+            target[key] = copy.deepcopy(value)
+    for directive in DIRECTIVES:
+        for d, field, value in directives:
+            if d == directive:
+                _directive(target, d, field, value, _join(prefix, d + field), errors)
+    return target
+
+
+def _directive(
+    target: dict[str, Any], directive: str, field: str, value: Any, path: str, errors: list[FieldError]
+) -> None:
+    if not field:
+        errors.append(FieldError(path, "a directive must name a field"))
+        return
+    current = target.get(field)
+    if directive == "$replace/":
+        if value is None:
+            target.pop(field, None)
+        else:
+            target[field] = copy.deepcopy(value)
+        return
+    if not isinstance(value, list):
+        errors.append(FieldError(path, "must be an array"))
+        return
+    if directive == "$append/":
+        if current is None:
+            current = []
+        if not isinstance(current, list):
+            errors.append(FieldError(path, f"'{field}' is not an array"))
+            return
+        target[field] = current + copy.deepcopy(value)
+    elif directive == "$drop/":
+        if current is None:
+            return
+        if isinstance(current, dict):
+            target[field] = {k: v for k, v in current.items() if k not in value}
+        elif isinstance(current, list):
+            target[field] = [e for e in current if not _dropped(e, value)]
+        else:
+            errors.append(FieldError(path, f"'{field}' is neither an array nor an object"))
+    elif directive == "$patch/":
+        if current is None:
+            current = []
+        if not isinstance(current, list) or not all(isinstance(v, dict) and "name" in v for v in value):
+            errors.append(FieldError(path, "must be an array of objects with a name, patching an array"))
+            return
+        merged = [copy.deepcopy(e) for e in current]
+        for patch_item in value:
+            same_name = (i for i, e in enumerate(merged) if isinstance(e, dict) and e.get("name") == patch_item["name"])
+            index = next(same_name, None)
+            if index is None:
+                merged.append(_merge({}, patch_item, path, errors))
+            else:
+                merged[index] = _merge(merged[index], patch_item, path, errors)
+        target[field] = merged
+
+
+def _dropped(element: Any, drop: list[Any]) -> bool:
+    if isinstance(element, dict):
+        return element.get("name") in drop
+    return element in drop

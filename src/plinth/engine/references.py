@@ -1,0 +1,147 @@
+"""References between items: checking the links an item holds, and refreshing dependants.
+
+An item's status may depend on other items (a domain's on its GVC, a volume set's on its
+parent GVC). Kinds say so with ``status_inputs``; when an item changes, the engine recomputes
+the status of the items that depend on it, in the same transaction as the change.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+import orjson
+
+from plinth.errors import FieldError
+from plinth.kinds.base import Item, KindContext, KindSpec, Reference
+from plinth.meta import parse_link
+from plinth.storage.base import Key, Put, Record, Storage
+from plinth.storage.query import ListRequest, PageStart
+
+#: How many children a delete guard names before saying "and more".
+GUARD_NAMES = 20
+
+
+def _key_of_link(kinds: Mapping[str, KindSpec], org: str, target_kind: str, name: str, gvc: str | None) -> Key | None:
+    spec = kinds.get(target_kind)
+    if spec is None:
+        return None
+    if spec.scope == "root":
+        return Key("", target_kind, "", name)
+    return Key(org, target_kind, (gvc or "") if spec.scope == "gvc" else "", name)
+
+
+async def check_references(
+    storage: Storage,
+    kinds: Mapping[str, KindSpec],
+    org: str,
+    refs: list[Reference],
+    overrides: Mapping[str, Item | None],
+) -> tuple[list[FieldError], dict[str, Item | None], list[str]]:
+    """Validate every reference; returns (errors, resolved items by href, normalised hrefs)."""
+    errors: list[FieldError] = []
+    resolved: dict[str, Item | None] = {}
+    hrefs: list[str] = []
+    for ref in refs:
+        link = parse_link(ref.link, org)
+        if link is None:
+            errors.append(FieldError(ref.path, f"must be a link such as /org/{org}/<kind>/<name> or //<kind>/<name>"))
+            continue
+        if link.org != org:
+            errors.append(FieldError(ref.path, f"must link to an item of org '{org}'"))
+            continue
+        if ref.kinds is not None and link.kind not in ref.kinds:
+            errors.append(FieldError(ref.path, f"must link to a {' or '.join(sorted(ref.kinds))}"))
+            continue
+        href = link.href
+        hrefs.append(href)
+        if href in overrides:
+            resolved[href] = overrides[href]
+        elif href not in resolved:
+            key = _key_of_link(kinds, org, link.kind, link.name, link.gvc)
+            record = await storage.get(key) if key is not None else None
+            resolved[href] = orjson.loads(record.doc) if record is not None else None
+        if ref.must_exist and resolved.get(href) is None:
+            errors.append(FieldError(ref.path, f"{link.kind} '{link.name}' does not exist"))
+    return errors, resolved, hrefs
+
+
+async def refresh_dependants(
+    storage: Storage,
+    kinds: Mapping[str, KindSpec],
+    changed_kind: KindSpec,
+    org: str,
+    href: str,
+    name: str,
+    changed: Item | None,
+    now: str,
+) -> list[Put]:
+    """Status-only rewrites (same version) of the items whose status depends on ``href``."""
+    ops: list[Put] = []
+    overrides = {href: changed}
+    for dep_kind in kinds.values():
+        if changed_kind.name not in dep_kind.status_inputs:
+            continue
+        records = await storage.referrers(org, href, [dep_kind.name])
+        if dep_kind.scope == "gvc" and changed_kind.name == "gvc":
+            records += await _children(storage, org, dep_kind.name, name)
+        for record in records:
+            item = orjson.loads(record.doc)
+            parent = changed if dep_kind.scope == "gvc" and changed_kind.name == "gvc" else None
+            refs = dep_kind.references(item, org)
+            _, resolved, hrefs = await check_references(storage, kinds, org, refs, overrides)
+            ctx = KindContext(org=org, now=now, gvc=item.get("gvc"), parent=parent, resolved=resolved, id=item["id"])
+            status = dep_kind.compute_status(item, ctx)
+            if status != item.get("status"):
+                item["status"] = status
+                new = replace(record, doc=orjson.dumps(item))
+                ops.append(Put(new, expected_version=record.version, refs=tuple(hrefs)))
+    return ops
+
+
+async def _children(storage: Storage, org: str, kind: str, gvc: str) -> list[Record]:
+    out: list[Record] = []
+    start: PageStart | None = None
+    while True:
+        page = await storage.list_page(ListRequest(org, kind, gvc, limit=500, start=start))
+        out += page
+        if len(page) < 500:
+            return out
+        start = PageStart(page[-1].key.parent, page[-1].key.name)
+
+
+async def child_names(storage: Storage, kinds: Mapping[str, KindSpec], org: str, gvc: str) -> list[str]:
+    """``kind/name`` of the items inside a GVC (for the delete guard), at most GUARD_NAMES + 1."""
+    names: list[str] = []
+    for kind in kinds.values():
+        if kind.scope != "gvc":
+            continue
+        page = await storage.list_page(ListRequest(org, kind.name, gvc, limit=GUARD_NAMES + 1))
+        names += [f"{kind.name}/{r.key.name}" for r in page]
+    return names
+
+
+def any_value(value: Any) -> bool:
+    return value is True or (isinstance(value, str) and value.lower() == "true")
+
+
+_PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def set_at_path(item: Item, path: str, value: Any) -> None:
+    """Set ``value`` at a JSON path such as ``spec.ports[0].routes[1].workloadLink``."""
+    parts: list[str | int] = [int(idx) if idx else name for name, idx in _PATH_PART.findall(path)]
+    node: Any = item
+    for part in parts[:-1]:
+        node = node[part]
+    node[parts[-1]] = value
+
+
+def normalise_links(item: Item, refs: list[Reference], org: str) -> None:
+    """Store every reference in its full ``/org/...`` form, as the official API returns them."""
+    for ref in refs:
+        link = parse_link(ref.link, org)
+        if link is not None and link.href != ref.link:
+            set_at_path(item, ref.path, link.href)

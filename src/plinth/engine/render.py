@@ -1,0 +1,103 @@
+"""What the server adds to an item: identity, timestamps, links, and the event of a change."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from plinth.kinds.base import Item, KindSpec
+from plinth.meta import SERVER_OWNED, collection_href, item_href
+from plinth.storage.base import Key
+
+
+def now_iso() -> str:
+    """UTC with milliseconds and ``Z``: the form the official clients print and parse."""
+    now = datetime.now(UTC)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+def key_for(kind: KindSpec, org: str, gvc: str | None, name: str) -> Key:
+    """Orgs are stored with an empty org column, so listing them needs no special query."""
+    if kind.scope == "root":
+        return Key("", kind.name, "", name)
+    return Key(org, kind.name, (gvc or "") if kind.scope == "gvc" else "", name)
+
+
+def href_of(kind: KindSpec, org: str, gvc: str | None, name: str) -> str:
+    if kind.scope == "root":
+        return f"/org/{name}"
+    return item_href(org, kind.name, name, gvc if kind.scope == "gvc" else None)
+
+
+def links_for(kind: KindSpec, org: str, gvc: str | None, name: str) -> list[dict[str, str]]:
+    links = [{"rel": "self", "href": href_of(kind, org, gvc, name)}]
+    if kind.scope != "root":
+        links.append({"rel": "org", "href": f"/org/{org}"})
+    if kind.scope == "gvc" and gvc is not None:
+        links.append({"rel": "gvc", "href": f"/org/{org}/gvc/{gvc}"})
+    return links
+
+
+def list_href(kind: KindSpec, org: str | None, gvc: str | None) -> str:
+    if kind.scope == "root" or org is None:
+        return "/org"
+    return collection_href(org, kind.name, gvc if kind.scope == "gvc" else None)
+
+
+def client_view(kind: KindSpec, item: Item) -> Item:
+    """The fields a client controls: what a no-op write is compared on, and what PATCH merges into."""
+    owned = SERVER_OWNED | kind.server_fields
+    return {k: v for k, v in item.items() if k not in owned}
+
+
+def finish_item(
+    kind: KindSpec,
+    candidate: Item,
+    *,
+    org: str,
+    gvc: str | None,
+    item_id: str,
+    version: int,
+    created: str,
+    modified: str,
+    status: dict[str, Any],
+) -> Item:
+    """The stored and served form, keys in the order the official API prints them."""
+    out: Item = {"id": item_id, "name": candidate["name"], "kind": kind.name, "version": version}
+    for key in ("description", "tags"):
+        if key in candidate:
+            out[key] = candidate[key]
+    out["created"] = created
+    out["lastModified"] = modified
+    out["links"] = links_for(kind, org, gvc, candidate["name"])
+    if kind.scope == "gvc":
+        out["gvc"] = gvc
+    for key, value in candidate.items():
+        if key not in out and key not in ("spec", "gvc"):
+            out[key] = value
+    if "spec" in candidate:
+        out["spec"] = candidate["spec"]
+    out["status"] = status
+    return out
+
+
+def event_doc(action: str, href: str, version: int, actor: str, when: str) -> tuple[str, bytes]:
+    event_id = new_id()
+    doc = {
+        "id": event_id,
+        "kind": "event",
+        "created": when,
+        "lastEventTime": when,
+        "eventCount": 1,
+        "status": action,
+        "pinned": False,
+        "context": {"category": "resource", "link": href, "version": version, "principalLink": actor},
+    }
+    return event_id, orjson.dumps(doc)

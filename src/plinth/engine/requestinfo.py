@@ -1,0 +1,79 @@
+"""Parse an API path once into a :class:`RequestInfo` (org, parent GVC, kind, name, action).
+
+Shapes (api.md §0)::
+
+    /org                                   collection of orgs
+    /org/{org}                             the org item
+    /org/{org}/-{action}                   an action on the org (eventlog)
+    /org/{org}/{kind}                      org-scoped collection; for GVC-scoped kinds, org-wide
+    /org/{org}/{kind}/-{action}[/...]      collection action (query, schema/permissions)
+    /org/{org}/{kind}/{name}[/-{action}]   item, item action
+    /org/{org}/gvc/{gvc}[/-{action}]       a GVC (it is an org-scoped kind)
+    /org/{org}/gvc/{gvc}/{kind}[/{name}][/-{action}]   GVC-scoped collection and items
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from plinth.errors import NotFound
+
+
+@dataclass(frozen=True, slots=True)
+class RequestInfo:
+    kind: str
+    org: str | None = None
+    gvc: str | None = None
+    name: str | None = None
+    #: ``query``, ``eventlog``, ``schema`` ... without the leading dash.
+    action: str | None = None
+    #: Path segments after the action (``-schema/permissions`` -> ``("permissions",)``).
+    action_args: tuple[str, ...] = ()
+
+    @property
+    def is_item(self) -> bool:
+        return self.name is not None
+
+
+def _unknown(path: str) -> NotFound:
+    return NotFound(f"No API path matches '{path}'", {"path": path})
+
+
+def _split_action(segments: list[str]) -> tuple[list[str], str | None, tuple[str, ...]]:
+    for i, seg in enumerate(segments):
+        if seg.startswith("-") and len(seg) > 1:
+            return segments[:i], seg[1:], tuple(segments[i + 1 :])
+    return segments, None, ()
+
+
+def parse_path(path: str) -> RequestInfo:
+    """Raise :class:`NotFound` for a path no route serves."""
+    raw = path
+    if path.endswith("/") and len(path) > 1:
+        path = path[:-1]
+    segments = path.split("/")[1:]
+    if not segments or segments[0] != "org" or any(s == "" for s in segments):
+        raise _unknown(raw)
+    rest, action, args = _split_action(segments[1:])
+    if not rest:
+        if action is not None:
+            raise _unknown(raw)
+        return RequestInfo(kind="org")
+    org = rest[0]
+    rest = rest[1:]
+    if not rest:
+        return RequestInfo(kind="org", org=org, name=org, action=action, action_args=args)
+    if rest[0] == "gvc" and len(rest) >= 2:
+        gvc = rest[1]
+        if len(rest) == 2:
+            return RequestInfo(kind="gvc", org=org, name=gvc, action=action, action_args=args)
+        if len(rest) == 3:
+            return RequestInfo(kind=rest[2], org=org, gvc=gvc, action=action, action_args=args)
+        if len(rest) == 4:
+            return RequestInfo(kind=rest[2], org=org, gvc=gvc, name=rest[3], action=action, action_args=args)
+        raise _unknown(raw)
+    if len(rest) == 1:
+        return RequestInfo(kind=rest[0], org=org, action=action, action_args=args)
+    if len(rest) == 2:
+        return RequestInfo(kind=rest[0], org=org, name=rest[1], action=action, action_args=args)
+    raise _unknown(raw)

@@ -1,0 +1,315 @@
+"""The generic engine: every verb for every kind, in one fixed order (``kinds/base.py``).
+
+Writes are read -> build candidate -> check references -> compute status -> one atomic commit
+(the record with compare-and-swap on ``version``, its event, and the status refreshes it
+causes). A write that loses a race and carried no ``version`` is retried from a fresh read,
+so concurrent writers never lose an update; one that carried a stale ``version`` gets 409.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+import orjson
+
+from plinth.engine import pipeline
+from plinth.engine.patch import apply_patch
+from plinth.engine.references import check_references, child_names, normalise_links, refresh_dependants
+from plinth.engine.render import (
+    client_view,
+    event_doc,
+    finish_item,
+    href_of,
+    key_for,
+    new_id,
+    now_iso,
+)
+from plinth.engine.requestinfo import RequestInfo
+from plinth.errors import (
+    BadRequest,
+    Conflict,
+    FieldError,
+    MethodNotAllowed,
+    NotFound,
+    ServiceUnavailable,
+    ValidationFailed,
+    not_found,
+)
+from plinth.kinds.base import Item, KindContext, KindSpec
+from plinth.meta import PROTECTED_TAG
+from plinth.storage.base import AppendEvent, Delete, Key, Operation, Put, Record, Storage, StorageError
+
+MAX_ATTEMPTS = 50
+BodyFn = Callable[[Item | None], dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class WriteResult:
+    status: int
+    doc: bytes
+    location: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A resolved item address: the kind, its org and parent GVC, and the item's name."""
+
+    kind: KindSpec
+    org: str
+    gvc: str | None
+    name: str
+
+    @property
+    def key(self) -> Key:
+        return key_for(self.kind, self.org, self.gvc, self.name)
+
+    @property
+    def href(self) -> str:
+        return href_of(self.kind, self.org, self.gvc, self.name)
+
+
+def storage_error(exc: StorageError, kind: str, name: str) -> Exception:
+    """Storage speaks storage; translate with the kind and name attached."""
+    if exc.code == "not_found":
+        return not_found(kind, name)
+    if exc.code == "exists":
+        return Conflict(f"{kind.capitalize()} '{name}' already exists", {"kind": kind, "name": name})
+    if exc.code == "conflict":
+        return Conflict(
+            f"{kind.capitalize()} '{name}' was modified by another request; read it again and retry",
+            {"kind": kind, "name": name},
+        )
+    return ServiceUnavailable("The data store is unavailable; try again shortly")
+
+
+class Engine:
+    """Serves every registered kind. Holds no per-request state."""
+
+    def __init__(self, storage: Storage, kinds: Mapping[str, KindSpec], clock: Callable[[], str] = now_iso) -> None:
+        self.storage = storage
+        self.kinds = kinds
+        self.clock = clock
+
+    # -- addressing -------------------------------------------------------------------
+
+    def kind_of(self, info: RequestInfo) -> KindSpec:
+        kind = self.kinds.get(info.kind)
+        if kind is None or (info.gvc is not None and kind.scope != "gvc"):
+            raise NotFound(f"Unknown kind '{info.kind}'", {"kind": info.kind})
+        return kind
+
+    def target(self, info: RequestInfo, name: str | None = None) -> Target:
+        kind = self.kind_of(info)
+        item_name = name if name is not None else info.name
+        if item_name is None:
+            raise MethodNotAllowed("This verb needs an item path")
+        if kind.scope == "gvc" and info.gvc is None:
+            raise NotFound(f"A {kind.name} lives inside a GVC: use /org/{info.org}/gvc/<gvc>/{kind.name}/{item_name}")
+        return Target(kind, info.org or item_name, info.gvc, item_name)
+
+    def require_verb(self, kind: KindSpec, verb: str) -> None:
+        if verb not in kind.verbs:
+            raise MethodNotAllowed(f"Kind '{kind.name}' does not support {verb}")
+
+    # -- reads ------------------------------------------------------------------------
+
+    async def get(self, info: RequestInfo) -> bytes:
+        t = self.target(info)
+        self.require_verb(t.kind, "get")
+        record = await self._get(t.key, t)
+        if record is None:
+            raise not_found(t.kind.name, t.name)
+        return record.doc
+
+    async def _get(self, key: Key, t: Target) -> Record | None:
+        try:
+            return await self.storage.get(key)
+        except StorageError as exc:
+            raise storage_error(exc, t.kind.name, t.name) from exc
+
+    async def _require_container(self, t: Target) -> Item | None:
+        """The org must exist for org-scoped kinds; the GVC (returned) for GVC-scoped ones."""
+        if t.kind.scope == "root":
+            return None
+        org_kind = self.kinds["org"]
+        if await self._get(key_for(org_kind, t.org, None, t.org), t) is None:
+            raise not_found("org", t.org)
+        if t.kind.scope != "gvc" or t.gvc is None:
+            return None
+        gvc_kind = self.kinds["gvc"]
+        record = await self._get(key_for(gvc_kind, t.org, None, t.gvc), t)
+        if record is None:
+            raise not_found("gvc", t.gvc)
+        parent: Item = orjson.loads(record.doc)
+        return parent
+
+    # -- writes -----------------------------------------------------------------------
+
+    async def create(self, info: RequestInfo, body: Any, actor: str, dry_run: bool = False) -> WriteResult:
+        """POST on a collection: 201 with Location; 409 when the name is taken."""
+        body = _object(body)
+        t = self.target(info, _body_name(body))
+        self.require_verb(t.kind, "create")
+        return await self._write(t, lambda old: body, _version_of(body), actor, dry_run, mode="create")
+
+    async def upsert(self, info: RequestInfo, body: Any, actor: str, dry_run: bool = False) -> WriteResult:
+        """PUT on a collection (``cpln apply``) or on an item: 201 when created, else 200."""
+        body = _object(body)
+        name = info.name if info.name is not None else _body_name(body)
+        if info.name is not None and "name" in body and body["name"] != info.name:
+            raise ValidationFailed([FieldError("name", f"must be '{info.name}', the name in the path")])
+        t = self.target(info, name)
+        self.require_verb(t.kind, "replace")
+        return await self._write(t, lambda old: body, _version_of(body), actor, dry_run, mode="upsert")
+
+    async def patch(self, info: RequestInfo, body: Any, actor: str, dry_run: bool = False) -> WriteResult:
+        """PATCH on an item: the deep merge of ``engine/patch.py`` onto the stored item."""
+        body = _object(body)
+        t = self.target(info)
+        self.require_verb(t.kind, "patch")
+        if "name" in body and body["name"] != t.name:
+            raise ValidationFailed([FieldError("name", "cannot be changed; delete and recreate instead")], t.kind.name)
+
+        def merged(old: Item | None) -> dict[str, Any]:
+            assert old is not None
+            patch_body = pipeline.strip_server_owned(t.kind, body)
+            return apply_patch(client_view(t.kind, old), patch_body, t.kind.name)
+
+        return await self._write(t, merged, _version_of(body), actor, dry_run, mode="update")
+
+    async def _write(
+        self, t: Target, make_body: BodyFn, expected: int | None, actor: str, dry_run: bool, mode: str
+    ) -> WriteResult:
+        for _ in range(MAX_ATTEMPTS):
+            parent = await self._require_container(t)
+            old_record = await self._get(t.key, t)
+            if old_record is None and mode == "update":
+                raise not_found(t.kind.name, t.name)
+            if old_record is not None and mode == "create":
+                raise storage_error(StorageError("exists"), t.kind.name, t.name)
+            old: Item | None = orjson.loads(old_record.doc) if old_record else None
+            if expected is not None and old is not None and old["version"] != expected:
+                raise storage_error(StorageError("conflict"), t.kind.name, t.name)
+            result = await self._attempt(t, parent, old_record, old, make_body(old), actor, dry_run, expected)
+            if result is not None:
+                return result
+        raise Conflict("The item is changing too fast to apply this write; retry", {"name": t.name})
+
+    async def _attempt(
+        self,
+        t: Target,
+        parent: Item | None,
+        old_record: Record | None,
+        old: Item | None,
+        body: dict[str, Any],
+        actor: str,
+        dry_run: bool,
+        expected: int | None,
+    ) -> WriteResult | None:
+        """One read-validate-commit pass; ``None`` means a lost race worth retrying."""
+        now = self.clock()
+        item_id = old["id"] if old else new_id()
+        ctx = KindContext(org=t.org, now=now, gvc=t.gvc, parent=parent, id=item_id)
+        stripped = pipeline.strip_server_owned(t.kind, body)
+        candidate, errors = pipeline.build_candidate(t.kind, stripped, old, ctx, t.name)
+        refs = t.kind.references(candidate, t.org) if not errors else []
+        ref_errors, resolved, hrefs = await check_references(self.storage, self.kinds, t.org, refs, {})
+        errors += ref_errors
+        if errors:
+            raise ValidationFailed(errors, t.kind.name, t.name)
+        normalise_links(candidate, refs, t.org)
+        if old is not None and old_record is not None and client_view(t.kind, candidate) == client_view(t.kind, old):
+            return WriteResult(200, old_record.doc)
+        ctx = replace(ctx, resolved=resolved)
+        version = old["version"] + 1 if old else 1
+        item = finish_item(
+            t.kind,
+            candidate,
+            org=t.org,
+            gvc=t.gvc,
+            item_id=item_id,
+            version=version,
+            created=old["created"] if old else now,
+            modified=now,
+            status=t.kind.compute_status(candidate, ctx),
+        )
+        doc = orjson.dumps(item)
+        created = old is None
+        result = WriteResult(201 if created else 200, doc, t.href if created else None)
+        if dry_run:
+            return result
+        event_id, event = event_doc("created" if created else "updated", t.href, version, actor, now)
+        ops: list[Operation] = [
+            Put(Record(t.key, item_id, version, doc), old["version"] if old else None, tuple(hrefs)),
+            AppendEvent(t.key, event_id, now, event),
+        ]
+        ops += await refresh_dependants(self.storage, self.kinds, t.kind, t.org, t.href, t.name, item, now)
+        return await self._commit(t, ops, result, pinned=expected is not None)
+
+    async def _commit(self, t: Target, ops: list[Operation], result: WriteResult, pinned: bool) -> WriteResult | None:
+        try:
+            await self.storage.commit(ops)
+        except StorageError as exc:
+            if exc.code == "unavailable":
+                raise storage_error(exc, t.kind.name, t.name) from exc
+            if pinned and exc.key == t.key and exc.code == "conflict":
+                raise storage_error(exc, t.kind.name, t.name) from exc
+            return None
+        return result
+
+    async def delete(self, info: RequestInfo, actor: str) -> None:
+        t = self.target(info)
+        self.require_verb(t.kind, "delete")
+        for _ in range(MAX_ATTEMPTS):
+            record = await self._get(t.key, t)
+            if record is None:
+                raise not_found(t.kind.name, t.name)
+            item = orjson.loads(record.doc)
+            if str(item.get("tags", {}).get(PROTECTED_TAG, "")).lower() == "true":
+                raise Conflict(
+                    f"{t.kind.title} '{t.name}' is protected by the tag {PROTECTED_TAG}=true; remove the tag first",
+                    {"kind": t.kind.name, "name": t.name},
+                )
+            if t.kind.name == "gvc":
+                await self._guard_children(t)
+            now = self.clock()
+            event_id, event = event_doc("deleted", t.href, record.version, actor, now)
+            ops: list[Operation] = [Delete(t.key, record.version), AppendEvent(t.key, event_id, now, event)]
+            ops += await refresh_dependants(self.storage, self.kinds, t.kind, t.org, t.href, t.name, None, now)
+            if await self._commit(t, ops, WriteResult(202, b""), pinned=False) is not None:
+                return
+        raise Conflict("The item is changing too fast to delete; retry", {"name": t.name})
+
+    async def _guard_children(self, t: Target) -> None:
+        children = await child_names(self.storage, self.kinds, t.org, t.name)
+        if children:
+            shown = ", ".join(children[:20]) + (" and more" if len(children) > 20 else "")
+            raise Conflict(
+                f"GVC '{t.name}' still holds {shown}; delete them first",
+                {"kind": "gvc", "name": t.name, "dependants": children[:20]},
+            )
+
+
+def _object(body: Any) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise BadRequest("The request body must be a JSON object")
+    return body
+
+
+def _body_name(body: dict[str, Any]) -> str:
+    name = body.get("name")
+    if not isinstance(name, str) or not name:
+        raise ValidationFailed([FieldError("name", "is required")])
+    return name
+
+
+def _version_of(body: dict[str, Any]) -> int | None:
+    """A client-sent ``version`` is a precondition (the official CLI sends it in PATCH)."""
+    version = body.get("version")
+    if version is None:
+        return None
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise ValidationFailed([FieldError("version", "must be an integer")])
+    return version

@@ -1,0 +1,131 @@
+"""A GVC's cross-field rules and the links it holds.
+
+Rules (each one a user mistake the schema cannot see):
+
+- a location, pull secret or KEDA secret is listed at most once (a link written in short
+  form ``//location/x`` and full form ``/org/{org}/location/x`` is the same link);
+- ``staticPlacement.locationOptions`` tune locations the GVC is placed in: when placement
+  is a fixed list (no ``locationQuery``), each option's location must be in that list;
+- ``staticPlacement.locationQuery.kind``, when given, is ``location``;
+- environment variable names are unique;
+- ``keda.identityLink``, when it names a GVC, names this one (an identity is GVC-scoped).
+
+Every link is declared in :func:`gvc_references`; none must exist yet (locations are not
+served, and secrets or identities may be created after the GVC that uses them), but the
+engine checks each is a well-formed link into the GVC's own org and of the right kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from plinth.errors import FieldError
+from plinth.kinds.base import Item, KindContext, Reference
+from plinth.meta import parse_link
+
+LOCATION = frozenset({"location"})
+SECRET = frozenset({"secret"})
+IDENTITY = frozenset({"identity"})
+WORKLOAD = frozenset({"workload"})
+
+
+def _canonical(link: str, org: str) -> str:
+    parsed = parse_link(link, org)
+    return parsed.href if parsed is not None else link
+
+
+def _duplicates(links: Iterable[str], path: str, org: str, what: str) -> list[FieldError]:
+    seen: set[str] = set()
+    errors = []
+    for index, link in enumerate(links):
+        key = _canonical(link, org)
+        if key in seen:
+            errors.append(FieldError(f"{path}[{index}]", f"lists the same {what} twice"))
+        seen.add(key)
+    return errors
+
+
+def _placement_errors(placement: dict[str, Any], org: str) -> list[FieldError]:
+    base = "spec.staticPlacement"
+    links = placement.get("locationLinks", [])
+    options = placement.get("locationOptions", [])
+    errors = _duplicates(links, f"{base}.locationLinks", org, "location")
+    option_links = [option["locationLink"] for option in options]
+    errors += _duplicates(option_links, f"{base}.locationOptions", org, "location")
+    query = placement.get("locationQuery")
+    if query is None:
+        placed = {_canonical(link, org) for link in links}
+        for index, link in enumerate(option_links):
+            if _canonical(link, org) not in placed:
+                errors.append(
+                    FieldError(
+                        f"{base}.locationOptions[{index}].locationLink",
+                        "must be one of spec.staticPlacement.locationLinks",
+                    )
+                )
+    elif query.get("kind", "location") != "location":
+        errors.append(FieldError(f"{base}.locationQuery.kind", "must be 'location'"))
+    return errors
+
+
+def _env_errors(env: list[dict[str, Any]]) -> list[FieldError]:
+    seen: set[str] = set()
+    errors = []
+    for index, var in enumerate(env):
+        if var["name"] in seen:
+            errors.append(FieldError(f"spec.env[{index}].name", f"duplicate variable '{var['name']}'"))
+        seen.add(var["name"])
+    return errors
+
+
+def _keda_errors(keda: dict[str, Any], gvc_name: str, org: str) -> list[FieldError]:
+    errors = _duplicates(keda.get("secrets", []), "spec.keda.secrets", org, "secret")
+    identity = keda.get("identityLink")
+    parsed = parse_link(identity, org) if identity is not None else None
+    if parsed is not None and parsed.gvc is not None and parsed.gvc != gvc_name:
+        errors.append(FieldError("spec.keda.identityLink", f"must name an identity of this GVC ('{gvc_name}')"))
+    return errors
+
+
+def validate_gvc(item: Item, old: Item | None, ctx: KindContext) -> list[FieldError]:
+    """Every cross-field rule of the module docstring; reads only ``item`` and ``ctx.org``."""
+    spec = item.get("spec", {})
+    errors = _placement_errors(spec.get("staticPlacement", {}), ctx.org)
+    errors += _duplicates(spec.get("pullSecretLinks", []), "spec.pullSecretLinks", ctx.org, "secret")
+    errors += _env_errors(spec.get("env", []))
+    errors += _keda_errors(spec.get("keda", {}), item["name"], ctx.org)
+    return errors
+
+
+def gvc_references(item: Item, org: str) -> list[Reference]:
+    """Locations, pull secrets, KEDA secrets and identity, and the alias workload."""
+    spec = item.get("spec", {})
+    placement = spec.get("staticPlacement", {})
+    keda = spec.get("keda", {})
+    refs = [
+        Reference(f"spec.staticPlacement.locationLinks[{i}]", link, LOCATION, must_exist=False)
+        for i, link in enumerate(placement.get("locationLinks", []))
+    ]
+    refs += [
+        Reference(
+            f"spec.staticPlacement.locationOptions[{i}].locationLink",
+            option["locationLink"],
+            LOCATION,
+            must_exist=False,
+        )
+        for i, option in enumerate(placement.get("locationOptions", []))
+    ]
+    refs += [
+        Reference(f"spec.pullSecretLinks[{i}]", link, SECRET, must_exist=False)
+        for i, link in enumerate(spec.get("pullSecretLinks", []))
+    ]
+    refs += [
+        Reference(f"spec.keda.secrets[{i}]", link, SECRET, must_exist=False)
+        for i, link in enumerate(keda.get("secrets", []))
+    ]
+    if "identityLink" in keda:
+        refs.append(Reference("spec.keda.identityLink", keda["identityLink"], IDENTITY, must_exist=False))
+    if "aliasWorkloadLink" in spec:
+        refs.append(Reference("spec.aliasWorkloadLink", spec["aliasWorkloadLink"], WORKLOAD, must_exist=False))
+    return refs

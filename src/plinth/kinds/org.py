@@ -1,0 +1,105 @@
+"""The ``org`` kind (api.md §2.1): the root every other item lives under.
+
+Decisions where the sources are silent:
+
+- Orgs are never deleted (api.md: "the path has no DELETE"), so ``delete`` is not a verb.
+- Names follow the common rule and are also not ``index`` and not ``xserve-*``; those
+  collide with the official platform's own host names, and a name valid here should stay
+  valid if the org is ever moved there.
+- ``status.accountLink`` is ``/account/{org}``: a self-hosted install has no billing
+  accounts, so each org stands for its own; the link is stable and readable.
+- ``status.active`` is always ``true`` (Plinth has no suspended orgs).
+- ``status.endpointPrefix`` is the org name: it is already unique and DNS-safe, so
+  workload endpoints can be ``{workload}-{endpointPrefix}.{domain}`` without a lookup.
+- ``sessionTimeoutSeconds`` must be a positive integer; observability retention days are
+  non-negative integers; alert emails must look like ``user@domain.tld``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from plinth.kinds._org_logging import LoggingDestination
+from plinth.kinds._spec_model import Email, NonEmptyStr, Port, SpecModel
+from plinth.kinds._tracing_model import Tracing
+from plinth.kinds.base import CRUD_VERBS, Item, KindContext, KindSpec, default_name_rule
+
+RetentionDays = Annotated[int, Field(ge=0)]
+
+
+class AuthConfig(SpecModel):
+    domainAutoMembers: list[NonEmptyStr] | None = None
+    samlOnly: bool | None = None
+
+
+class Observability(SpecModel):
+    logsRetentionDays: RetentionDays | None = None
+    metricsRetentionDays: RetentionDays | None = None
+    tracesRetentionDays: RetentionDays | None = None
+    defaultAlertEmails: list[Email] | None = None
+
+
+class ThreatSyslog(SpecModel):
+    transport: Literal["tcp", "udp"] | None = None
+    host: NonEmptyStr
+    port: Port
+
+
+class ThreatDetection(SpecModel):
+    enabled: bool
+    minimumSeverity: Literal["warning", "error", "critical"] | None = None
+    syslog: ThreatSyslog | None = None
+
+
+class Security(SpecModel):
+    threatDetection: ThreatDetection | None = None
+
+
+class OrgSpec(SpecModel):
+    logging: LoggingDestination | None = None
+    extraLogging: list[LoggingDestination] | None = None
+    tracing: Tracing | None = None
+    sessionTimeoutSeconds: Annotated[int, Field(gt=0)] | None = None
+    authConfig: AuthConfig | None = None
+    observability: Observability | None = None
+    security: Security | None = None
+
+
+def org_name_rule(name: str) -> str | None:
+    """The common name rule, plus the two names the platform reserves for itself."""
+    problem = default_name_rule(name)
+    if problem:
+        return problem
+    if name == "index" or name.startswith("xserve-"):
+        return "is reserved ('index' and names starting with 'xserve-' cannot be used)"
+    return None
+
+
+def compute_org_status(item: Item, ctx: KindContext) -> dict[str, Any]:
+    """``{accountLink, active, endpointPrefix}``; see the module docstring for the values."""
+    name = item["name"]
+    return {"accountLink": f"/account/{name}", "active": True, "endpointPrefix": name}
+
+
+ORG = KindSpec(
+    name="org",
+    scope="root",
+    title="Org",
+    spec_model=OrgSpec,
+    name_rule=org_name_rule,
+    compute_status=compute_org_status,
+    query_properties=(
+        "id",
+        "name",
+        "version",
+        "description",
+        "created",
+        "lastModified",
+        "spec.sessionTimeoutSeconds",
+        "spec.authConfig.samlOnly",
+        "spec.security.threatDetection.enabled",
+    ),
+    verbs=CRUD_VERBS - {"delete"},
+)

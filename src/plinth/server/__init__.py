@@ -1,0 +1,1 @@
+"""The HTTP server: a plain ASGI app whose routes come from the kind registry."""

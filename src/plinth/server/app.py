@@ -1,0 +1,138 @@
+"""The ASGI application: authentication seam -> engine dispatch -> one error renderer.
+
+No framework sits between uvicorn and the engine: a request is parsed once, authenticated from
+a per-process cache, served from stored bytes, and logged as one JSON line. Middleware order,
+such as it is: errors outermost (every failure becomes ``{status, message, code, details, id}``),
+then open paths, then authentication, then the body, then the engine.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from plinth.auth.bootstrap import BootstrapAuthenticator
+from plinth.auth.principal import Principal
+from plinth.engine.requestinfo import parse_path
+from plinth.engine.service import Engine
+from plinth.errors import MethodNotAllowed, ServiceUnavailable, Unauthorized
+from plinth.kinds import REGISTRY
+from plinth.server import system
+from plinth.server.accesslog import AccessLog
+from plinth.server.errors import render_error
+from plinth.server.http import Request, decode_json, read_body
+from plinth.server.routes import Reply, dispatch
+from plinth.server.settings import Settings
+from plinth.storage import open_storage
+from plinth.storage.base import Storage
+
+JSON = (b"content-type", b"application/json")
+WITH_BODY = frozenset({"POST", "PUT", "PATCH"})
+
+
+def bearer_token(req: Request) -> str | None:
+    """``Authorization: Bearer <key>`` with the word in any case, or the bare key."""
+    raw = req.headers.get(b"authorization")
+    if not raw:
+        return None
+    value = raw.decode("latin-1").strip()
+    if value[:7].lower() == "bearer ":
+        value = value[7:].strip()
+    return value or None
+
+
+class PlinthApp:
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.storage: Storage | None = None
+        self.engine: Engine | None = None
+        self.authenticator: BootstrapAuthenticator | None = None
+        self.access_log = AccessLog(settings.access_log)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            await self._http(scope, receive, send)
+        elif scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+
+    async def startup(self) -> None:
+        self.storage = await open_storage(self.settings.database_url, self.settings.data_dir)
+        self.engine = Engine(self.storage, REGISTRY)
+        self.authenticator = await BootstrapAuthenticator.load(self.storage, self.settings.org)
+
+    async def shutdown(self) -> None:
+        if self.storage is not None:
+            await self.storage.close()
+
+    async def _lifespan(self, receive: Any, send: Any) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                try:
+                    await self.startup()
+                except Exception as exc:
+                    await send({"type": "lifespan.startup.failed", "message": str(exc)})
+                    return
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.shutdown()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _http(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        started = time.perf_counter()
+        req = Request.from_scope(scope)
+        try:
+            reply = await self._handle(req, scope, receive)
+        except Exception as exc:
+            status, body, extra = render_error(exc, req.request_id)
+            reply = Reply(status, body, [(k.lower().encode(), v.encode()) for k, v in extra.items()])
+        headers = [JSON, (b"x-request-id", req.request_id.encode()), (b"content-length", str(len(reply.body)).encode())]
+        await send({"type": "http.response.start", "status": reply.status, "headers": headers + reply.headers})
+        await send({"type": "http.response.body", "body": reply.body})
+        self.access_log.record(req.method, req.path, reply.status, time.perf_counter() - started, req.request_id)
+
+    def _authenticate(self, req: Request) -> Principal:
+        token = bearer_token(req)
+        if token is None:
+            raise Unauthorized("Missing credentials: send 'Authorization: Bearer <key>'")
+        if self.authenticator is None:
+            raise ServiceUnavailable("The server is starting")
+        principal = self.authenticator.authenticate(token)
+        if principal is None:
+            raise Unauthorized("The credentials are not valid")
+        return principal
+
+    async def _handle(self, req: Request, scope: dict[str, Any], receive: Any) -> Reply:
+        path = req.path
+        if path in system.OPEN_PATHS:
+            return await self._open_path(req)
+        who = self._authenticate(req)
+        info = parse_path(path)
+        body = None
+        if req.method in WITH_BODY:
+            body = decode_json(req, await read_body(scope, receive, req, self.settings.max_body_bytes))
+        if self.engine is None:
+            raise ServiceUnavailable("The server is starting")
+        return await dispatch(self.engine, req, info, body, who)
+
+    async def _open_path(self, req: Request) -> Reply:
+        if req.method not in ("GET", "HEAD"):
+            raise MethodNotAllowed("Only GET is supported here", {"allow": "GET"})
+        if req.path == "/discovery":
+            return Reply(200, system.discovery(req))
+        if req.path == "/about":
+            return Reply(200, system.about(self.settings))
+        if req.path == "/healthz":
+            return Reply(200, b'{"status":"ok"}')
+        if req.path == "/readyz":
+            status, body = await system.readiness(self.storage)
+            return Reply(status, body)
+        from plinth.server.openapi import openapi_document
+
+        return Reply(200, openapi_document(REGISTRY))
+
+
+def create_app() -> PlinthApp:
+    """The uvicorn factory: each worker process reads its settings from ``PLINTH_*``."""
+    return PlinthApp(Settings.from_env())

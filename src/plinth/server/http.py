@@ -1,0 +1,85 @@
+"""Reading an ASGI HTTP request: headers, query parameters and a bounded JSON body."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs
+
+import orjson
+
+from plinth.errors import BadRequest, PayloadTooLarge, UnsupportedMediaType
+
+Scope = dict[str, Any]
+JSON_TYPES = ("application/json", "application/merge-patch+json")
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    headers: dict[bytes, bytes]
+    query_string: bytes
+    request_id: str
+    scheme: str = "http"
+    _params: dict[str, str] | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_scope(cls, scope: Scope) -> Request:
+        headers = dict(scope["headers"])
+        supplied = headers.get(b"x-request-id", b"").decode("latin-1")
+        request_id = supplied if 0 < len(supplied) <= 64 and supplied.replace("-", "").isalnum() else str(uuid.uuid4())
+        return cls(
+            scope["method"], scope["path"], headers, scope["query_string"], request_id, scope.get("scheme", "http")
+        )
+
+    def param(self, name: str) -> str | None:
+        if not self.query_string:
+            return None
+        if self._params is None:
+            parsed = parse_qs(self.query_string.decode("latin-1"), keep_blank_values=True)
+            self._params = {k: v[-1] for k, v in parsed.items()}
+        return self._params.get(name)
+
+    def flag(self, name: str) -> bool:
+        value = self.param(name)
+        return value is not None and value.lower() in ("", "true", "1", "yes")
+
+    @property
+    def base_url(self) -> str:
+        host = self.headers.get(b"host", b"127.0.0.1").decode("latin-1")
+        return f"{self.scheme}://{host}"
+
+
+async def read_body(scope: Scope, receive: Any, request: Request, limit: int) -> bytes:
+    declared = request.headers.get(b"content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise PayloadTooLarge(f"The request body is larger than {limit} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise PayloadTooLarge(f"The request body is larger than {limit} bytes")
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def decode_json(request: Request, raw: bytes) -> Any:
+    """``None`` for an empty body; JSON otherwise (any ``*/json`` or ``*+json`` content type)."""
+    if not raw.strip():
+        return None
+    ctype = request.headers.get(b"content-type", b"application/json").decode("latin-1").split(";")[0].strip().lower()
+    if ctype not in JSON_TYPES and not ctype.endswith("+json"):
+        raise UnsupportedMediaType(f"Content-Type '{ctype}' is not supported; send application/json")
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise BadRequest(f"The request body is not valid JSON: {exc}") from exc

@@ -1,0 +1,59 @@
+"""Server settings: from ``plinth serve`` flags, with ``PLINTH_*`` environment equivalents.
+
+Worker processes receive their settings through the environment (uvicorn starts them from an
+import string), so :meth:`Settings.to_env` and :meth:`Settings.from_env` are exact inverses.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+MAX_BODY_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 8080
+    data_dir: Path = Path(".plinth-data")
+    database_url: str | None = None
+    workers: int = 1
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    org: str = "default"
+    max_body_bytes: int = MAX_BODY_BYTES
+    access_log: bool = True
+
+    @property
+    def store_name(self) -> str:
+        url = self.database_url or ""
+        return "postgresql" if url.startswith(("postgresql://", "postgres://")) else "sqlite"
+
+    def to_env(self) -> dict[str, str]:
+        env: dict[str, str] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is not None:
+                env[f"PLINTH_{f.name.upper()}"] = str(int(value) if isinstance(value, bool) else value)
+        return env
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
+        env = os.environ if environ is None else environ
+        values: dict[str, object] = {}
+        for f in fields(cls):
+            raw = env.get(f"PLINTH_{f.name.upper()}")
+            if raw is None or raw == "":
+                continue
+            default = f.default
+            if isinstance(default, bool):
+                values[f.name] = raw not in ("0", "false", "False")
+            elif isinstance(default, int):
+                values[f.name] = int(raw)
+            elif isinstance(default, Path):
+                values[f.name] = Path(raw)
+            else:
+                values[f.name] = raw
+        return cls(**values)  # type: ignore[arg-type]

@@ -1,0 +1,40 @@
+"""Endpoints that answer without a token: discovery, about, health, readiness."""
+
+from __future__ import annotations
+
+import orjson
+
+import plinth
+from plinth.server.http import Request
+from plinth.server.settings import Settings
+from plinth.storage.base import Storage, StorageError
+
+#: Every service the official discovery document names (api.md §6); all point at this server.
+DISCOVERY_SERVICES = (
+    "billing", "console", "browser", "hub", "registry", "audit", "logs", "metrics", "metrics-ng",
+    "tracing", "byok", "metering", "billing-ng", "grafana", "mcp",
+)  # fmt: skip
+OPEN_PATHS = frozenset({"/discovery", "/about", "/healthz", "/readyz", "/openapi.json"})
+
+
+def discovery(req: Request) -> bytes:
+    base = req.base_url
+    endpoints = {name: base for name in DISCOVERY_SERVICES}
+    endpoints["api"] = base
+    endpoints["terraform-exporter"] = f"{base}/export/terraform"
+    endpoints["k8s-crd-exporter"] = f"{base}/export/crd"
+    return orjson.dumps({"endpoints": endpoints, "firebase": {"apiKey": "", "authDomain": "", "projectId": ""}})
+
+
+def about(settings: Settings) -> bytes:
+    return orjson.dumps({"name": "plinth", "version": plinth.__version__, "store": settings.store_name})
+
+
+async def readiness(storage: Storage | None) -> tuple[int, bytes]:
+    if storage is None:
+        return 503, orjson.dumps({"status": "starting"})
+    try:
+        await storage.ping()
+    except StorageError as exc:
+        return 503, orjson.dumps({"status": "unavailable", "message": str(exc)})
+    return 200, orjson.dumps({"status": "ready"})

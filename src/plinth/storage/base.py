@@ -1,0 +1,138 @@
+"""The storage protocol: records as stored bytes, written in atomic batches.
+
+Storage knows nothing of HTTP or of kinds: a record is a key, an id, a version and the JSON
+bytes the API serves. The engine builds a batch of operations for each change (the record,
+its event, the status refreshes it causes) and commits it in one transaction; the backend
+enforces the preconditions (a create fails if the name exists, an update or delete fails
+unless the stored version is the expected one) and raises :class:`StorageError` with a code.
+
+Both backends (``sqlite.py``, ``postgres.py``) pass ``tests/storage/conformance.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from plinth.storage.query import ListRequest
+
+ErrorCode = Literal["not_found", "exists", "conflict", "unavailable"]
+
+
+class StorageError(Exception):
+    """A failed precondition or an unreachable store. ``key`` names the record concerned."""
+
+    def __init__(self, code: ErrorCode, key: Key | None = None, message: str = ""):
+        super().__init__(message or code)
+        self.code = code
+        self.key = key
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """Where a record lives: ``parent`` is the GVC name for GVC-scoped kinds, else ``""``."""
+
+    org: str
+    kind: str
+    parent: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    key: Key
+    id: str
+    version: int
+    doc: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Put:
+    """Create (``expected_version`` is ``None``) or compare-and-swap update of a record.
+
+    ``refs`` are the hrefs the record links to; they replace the previous set, so
+    :meth:`Storage.referrers` can find the record from any of them.
+    """
+
+    record: Record
+    expected_version: int | None
+    refs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Delete:
+    key: Key
+    expected_version: int
+
+
+@dataclass(frozen=True, slots=True)
+class AppendEvent:
+    """An event for the record at ``key``; ``doc`` is its JSON. Events get increasing ``seq``."""
+
+    key: Key
+    id: str
+    created: str
+    doc: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class SetMeta:
+    """A server setting kept in the store (bootstrap state, signing keys)."""
+
+    name: str
+    value: str
+    only_if_absent: bool = False
+
+
+Operation = Put | Delete | AppendEvent | SetMeta
+
+
+@dataclass(frozen=True, slots=True)
+class EventRecord:
+    seq: int
+    doc: bytes
+
+
+@dataclass(slots=True)
+class Page:
+    records: list[Record] = field(default_factory=list)
+
+
+class Storage(Protocol):
+    """One protocol, two backends. Every method may raise ``StorageError("unavailable")``."""
+
+    async def get(self, key: Key) -> Record | None:
+        """The record at ``key``, or ``None``."""
+        ...
+
+    async def list_page(self, request: ListRequest) -> list[Record]:
+        """At most ``request.limit`` records after ``request.start``, in keyset order
+        (the sort value, then parent, then name), filtered by ``request.filter``."""
+        ...
+
+    async def referrers(self, org: str, href: str, kinds: Sequence[str]) -> list[Record]:
+        """Records of the given kinds whose ``refs`` include ``href``."""
+        ...
+
+    async def commit(self, ops: Sequence[Operation]) -> None:
+        """Apply every operation in one transaction, or none of them.
+
+        Raises ``StorageError("exists")`` for a create whose key exists,
+        ``StorageError("conflict")`` for an update or delete whose expected version is not
+        the stored one, ``StorageError("not_found")`` when the record is gone.
+        """
+        ...
+
+    async def events(self, key: Key, after_seq: int, limit: int) -> list[EventRecord]:
+        """Events of the record at ``key`` (including those of earlier records of the same
+        name) with ``seq > after_seq``, oldest first."""
+        ...
+
+    async def get_meta(self, name: str) -> str | None: ...
+
+    async def ping(self) -> None:
+        """Raise ``StorageError("unavailable")`` unless the store answers."""
+        ...
+
+    async def close(self) -> None: ...
