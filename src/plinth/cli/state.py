@@ -8,9 +8,12 @@ on the click context's ``obj``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from plinth.cli.debug import Transcript
 from plinth.cli.env import CliEnv
+
+if TYPE_CHECKING:
+    from plinth.cli.debug import Transcript
 
 
 @dataclass

@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from plinth.cli.output import jsyaml
 from plinth.cli.output.base import FunctionFormatter, RenderContext, register
 from plinth.cli.output.color import colorize_json, colorize_yaml
 from plinth.cli.output.keyorder import sort_deep
@@ -48,12 +47,16 @@ def to_json(doc: Any, ctx: RenderContext) -> str:
 
 
 def to_yaml(doc: Any, ctx: RenderContext) -> str:
+    from plinth.cli.output import jsyaml
+
     text = jsyaml.dump(sort_deep(doc))
     return colorize_yaml(text) if ctx.color else text
 
 
 def to_yaml_documents(items: list[Any], ctx: RenderContext) -> str:
     """Each item as its own YAML document, joined with ``---`` (the crd form of a list)."""
+    from plinth.cli.output import jsyaml
+
     text = "---\n".join(jsyaml.dump(sort_deep(item)) for item in items)
     return colorize_yaml(text) if ctx.color else text
 
