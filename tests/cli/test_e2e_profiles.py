@@ -6,10 +6,9 @@ import json
 import stat
 from pathlib import Path
 
+from plinth.cli.profiles import ProfileStore, ensure_local_profile
 from tests.cli.conftest import PlinthCli
 from tests.support.server import ServerProcess
-
-from plinth.cli.profiles import ProfileStore, ensure_local_profile
 
 
 def bare(cli: PlinthCli) -> PlinthCli:
