@@ -39,8 +39,9 @@ def main() -> int:
             base = {"PATH": os.environ.get("PATH", ""), "HOME": folder, "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
             args = ["rest", "get", path, "--endpoint", server.url, "--token", server.key, "-o", "json"]
             plinth = [sys.executable, "-m", "plinth"]
-            subprocess.run([*plinth, "rest", "create", "/org/acme/domain", "-f", "-", *args[3:7]],
-                           input="name: bench.example.com\n", text=True, env=base, check=True, stdout=subprocess.DEVNULL)
+            create = [*plinth, "rest", "create", "/org/acme/domain", "-f", "-", *args[3:7]]
+            subprocess.run(create, input="name: bench.example.com\n", text=True, env=base, check=True,
+                           stdout=subprocess.DEVNULL)
             ours = median_wall_ms([*plinth, *args], {**base, "PLINTH_HOME": folder})
             print(f"plinth rest get: median {ours:.0f} ms over {RUNS} runs")
             if shutil.which(CPLN) or Path(CPLN).exists():
