@@ -6,9 +6,11 @@ from plinth.kinds.base import KindSpec
 from plinth.kinds.domain import DOMAIN
 from plinth.kinds.gvc import GVC
 from plinth.kinds.org import ORG
+from plinth.kinds.serviceaccount import SERVICEACCOUNT
+from plinth.kinds.user import USER
 from plinth.kinds.volumeset import VOLUMESET
 
-KINDS: tuple[KindSpec, ...] = (ORG, GVC, DOMAIN, VOLUMESET)
+KINDS: tuple[KindSpec, ...] = (ORG, GVC, DOMAIN, VOLUMESET, USER, SERVICEACCOUNT)
 REGISTRY: dict[str, KindSpec] = {kind.name: kind for kind in KINDS}
 
 
