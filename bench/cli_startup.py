@@ -40,8 +40,9 @@ def main() -> int:
             args = ["rest", "get", path, "--endpoint", server.url, "--token", server.key, "-o", "json"]
             plinth = [sys.executable, "-m", "plinth"]
             create = [*plinth, "rest", "create", "/org/acme/domain", "-f", "-", *args[3:7]]
-            subprocess.run(create, input="name: bench.example.com\n", text=True, env=base, check=True,
-                           stdout=subprocess.DEVNULL)
+            subprocess.run(
+                create, input="name: bench.example.com\n", text=True, env=base, check=True, stdout=subprocess.DEVNULL
+            )
             ours = median_wall_ms([*plinth, *args], {**base, "PLINTH_HOME": folder})
             print(f"plinth rest get: median {ours:.0f} ms over {RUNS} runs")
             if shutil.which(CPLN) or Path(CPLN).exists():

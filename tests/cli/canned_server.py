@@ -94,8 +94,9 @@ def _make_handler(server: CannedServer) -> type[BaseHTTPRequestHandler]:
             canned = server.routes.get((self.command, self.path))
             if canned is None:
                 canned = Canned(404, '{"status":404,"message":"no canned answer","code":"not_found"}')
-            payload = b'{"received":' + (body or b"null") + b"}" if canned.echo else render_body(canned.body,
-                                                                                                  server.port)
+            payload = (
+                b'{"received":' + (body or b"null") + b"}" if canned.echo else render_body(canned.body, server.port)
+            )
             self.send_response_only(canned.status, canned.reason)
             if canned.content_type:
                 self.send_header("Content-Type", canned.content_type)

@@ -33,9 +33,15 @@ class PlinthCli:
     token: str | None = None
 
     def environ(self, extra: dict[str, str] | None = None) -> dict[str, str]:
-        environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": SRC, "HOME": str(self.home),
-                   "PLINTH_HOME": str(self.home / "plinth"), "TMPDIR": str(self.home), "LANG": "C.UTF-8",
-                   "TZ": "UTC"}
+        environ = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "PYTHONPATH": SRC,
+            "HOME": str(self.home),
+            "PLINTH_HOME": str(self.home / "plinth"),
+            "TMPDIR": str(self.home),
+            "LANG": "C.UTF-8",
+            "TZ": "UTC",
+        }
         return {**environ, **(extra or {})}
 
     def __call__(self, *args: str, stdin: str = "", env: dict[str, str] | None = None, auth: bool = True) -> Run:
@@ -45,8 +51,15 @@ class PlinthCli:
                 argv += ["--endpoint", self.endpoint]
             if self.token:
                 argv += ["--token", self.token]
-        done = subprocess.run([sys.executable, "-m", "plinth", *argv], input=stdin, capture_output=True, text=True,
-                              env=self.environ(env), timeout=60, check=False)
+        done = subprocess.run(
+            [sys.executable, "-m", "plinth", *argv],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            env=self.environ(env),
+            timeout=60,
+            check=False,
+        )
         return Run(done.stdout, done.stderr, done.returncode)
 
 

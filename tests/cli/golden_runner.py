@@ -55,8 +55,12 @@ def run_case(case: Case, tool: str) -> Outcome:
         args = [arg.replace("{dir}", folder) for arg in case.args]
         args += ["--endpoint", server.endpoint, "--token", TOKEN]
         environ = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": folder, "TMPDIR": folder,
-            "TZ": "UTC", "LANG": "C.UTF-8", **case.env,
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": folder,
+            "TMPDIR": folder,
+            "TZ": "UTC",
+            "LANG": "C.UTF-8",
+            **case.env,
         }
         capture = Path(folder, "captured-edit-file")
         if case.editor is not None:
@@ -77,8 +81,9 @@ def run_case(case: Case, tool: str) -> Outcome:
 
 def _run_cpln(args: list[str], environ: dict[str, str], stdin: str, folder: str) -> Outcome:
     environ = {**environ, "CPLN_SKIP_UPDATE_CHECK": "1", "CPLN_HOME": str(Path(folder, "cpln-home"))}
-    done = subprocess.run([CPLN_BIN, "rest", *args], input=stdin, capture_output=True, text=True, env=environ,
-                          timeout=60, check=False)
+    done = subprocess.run(
+        [CPLN_BIN, "rest", *args], input=stdin, capture_output=True, text=True, env=environ, timeout=60, check=False
+    )
     return Outcome(done.stdout, done.stderr, done.returncode)
 
 
@@ -88,8 +93,14 @@ def _run_plinth(args: list[str], environ: dict[str, str], stdin: str, folder: st
 
     environ = {**environ, "PLINTH_HOME": str(Path(folder, "plinth-home"))}
     stdout, stderr = io.StringIO(), io.StringIO()
-    env = CliEnv(stdin=io.StringIO(stdin), stdout=stdout, stderr=stderr, environ=environ,
-                 config_dir=Path(environ["PLINTH_HOME"]), sleep=lambda seconds: None)
+    env = CliEnv(
+        stdin=io.StringIO(stdin),
+        stdout=stdout,
+        stderr=stderr,
+        environ=environ,
+        config_dir=Path(environ["PLINTH_HOME"]),
+        sleep=lambda seconds: None,
+    )
     code = run(["rest", *args], env)
     return Outcome(stdout.getvalue(), stderr.getvalue(), code)
 

@@ -30,9 +30,11 @@ def test_refused_connection_is_retried_a_few_times_then_reported() -> None:
 
 
 def test_busy_server_is_retried_for_get_but_not_for_post() -> None:
-    routes = {("GET", "/busy"): Canned(503, '{"status":503,"message":"busy","code":"unavailable"}'),
-              ("POST", "/busy"): Canned(502, "bad gateway", content_type="text/plain"),
-              ("GET", "/limited"): Canned(429, '{"status":429,"message":"slow down"}', headers=[("Retry-After", "1")])}
+    routes = {
+        ("GET", "/busy"): Canned(503, '{"status":503,"message":"busy","code":"unavailable"}'),
+        ("POST", "/busy"): Canned(502, "bad gateway", content_type="text/plain"),
+        ("GET", "/limited"): Canned(429, '{"status":429,"message":"slow down"}', headers=[("Retry-After", "1")]),
+    }
     with CannedServer(routes) as server:
         slept: list[float] = []
         client = ApiClient(server.endpoint, retry=RetryPolicy(attempts=3), sleep=slept.append)

@@ -43,7 +43,9 @@ def test_bad_yaml_reopens_with_the_problem_then_the_fix_is_sent(cli: PlinthCli, 
     name = f"{unique}.example.com"
     create_domain(cli, name)
     seen = tmp_path / "second-round.yaml"
-    script = editor(tmp_path, f"""
+    script = editor(
+        tmp_path,
+        f"""
 if [ ! -f "{tmp_path}/round1" ]; then
   touch "{tmp_path}/round1"
   printf 'broken: [unclosed\\n' >> "$1"
@@ -51,7 +53,8 @@ else
   cp "$1" "{seen}"
   sed -i -e '/^broken:/d' -e 's/^description: .*/description: fixed/' "$1"
 fi
-""")
+""",
+    )
     run = cli("rest", "edit", f"{ORG}/domain/{name}", "-o", "json", env={"EDITOR": script})
     assert run.code == 0, run.stderr
     assert json.loads(run.stdout)["description"] == "fixed"
@@ -65,12 +68,15 @@ fi
 def test_rejected_patch_reopens_and_giving_up_keeps_the_file(cli: PlinthCli, unique: str, tmp_path: Path) -> None:
     name = f"{unique}.example.com"
     create_domain(cli, name)
-    script = editor(tmp_path, f"""
+    script = editor(
+        tmp_path,
+        f"""
 if [ ! -f "{tmp_path}/round1" ]; then
   touch "{tmp_path}/round1"
   sed -i 's/dnsMode: cname/dnsMode: bogus/' "$1"
 fi
-""")
+""",
+    )
     run = cli("rest", "edit", f"{ORG}/domain/{name}", env={"EDITOR": script})
     assert run.code == 1
     kept = re.search(r"Your edits are kept in (\S+)", run.stderr)
@@ -85,11 +91,14 @@ def test_concurrent_change_is_refused_not_overwritten(cli: PlinthCli, unique: st
     name = f"{unique}.example.com"
     create_domain(cli, name)
     other = cli.environ()
-    script = editor(tmp_path, f"""
-printf 'description: changed meanwhile\\n' | env PYTHONPATH="{other['PYTHONPATH']}" "{__import__('sys').executable}" \\
+    script = editor(
+        tmp_path,
+        f"""
+printf 'description: changed meanwhile\\n' | env PYTHONPATH="{other["PYTHONPATH"]}" "{__import__("sys").executable}" \\
   -m plinth rest patch {ORG}/domain/{name} -f - --endpoint {cli.endpoint} --token {cli.token} -o names >/dev/null
 sed -i 's/^description: .*/description: my edit/' "$1"
-""")
+""",
+    )
     run = cli("rest", "edit", f"{ORG}/domain/{name}", env={"EDITOR": script})
     assert run.code == 1
     assert "changed by someone else" in run.stderr

@@ -65,12 +65,23 @@ def test_precedence_flag_over_env_over_profile(cli: PlinthCli, server: ServerPro
     assert 'Using token from environment variable "PLINTH_TOKEN"' in good.stderr
     assert f'Using endpoint "{server.url}" from environment variable "PLINTH_ENDPOINT"' in good.stderr
     # --token beats PLINTH_TOKEN
-    flag = run("rest", "get", "/org/acme", "-o", "names", "--token", server.key,
-               env={**env_endpoint, "PLINTH_TOKEN": "wrong"})
+    flag = run(
+        "rest", "get", "/org/acme", "-o", "names", "--token", server.key, env={**env_endpoint, "PLINTH_TOKEN": "wrong"}
+    )
     assert flag.stdout == "acme\n"
     # --endpoint beats PLINTH_ENDPOINT
-    flag_endpoint = run("rest", "get", "/org/acme", "-o", "names", "--endpoint", server.url, "--token", server.key,
-                        env={"PLINTH_ENDPOINT": "http://127.0.0.1:9"})
+    flag_endpoint = run(
+        "rest",
+        "get",
+        "/org/acme",
+        "-o",
+        "names",
+        "--endpoint",
+        server.url,
+        "--token",
+        server.key,
+        env={"PLINTH_ENDPOINT": "http://127.0.0.1:9"},
+    )
     assert flag_endpoint.stdout == "acme\n"
 
 
@@ -80,8 +91,10 @@ def test_profile_chosen_by_flag_then_env_then_default(cli: PlinthCli, server: Se
     run("profile", "create", "bad", "--endpoint", server.url, "--token", "nope", "--default")
     assert json.loads(run("rest", "get", "/org/acme", "-o", "json").stderr)[0]["status"] == 401
     assert run("rest", "get", "/org/acme", "-o", "names", env={"PLINTH_PROFILE": "good"}).stdout == "acme\n"
-    assert run("rest", "get", "/org/acme", "-o", "names", "--profile", "good",
-               env={"PLINTH_PROFILE": "bad"}).stdout == "acme\n"
+    assert (
+        run("rest", "get", "/org/acme", "-o", "names", "--profile", "good", env={"PLINTH_PROFILE": "bad"}).stdout
+        == "acme\n"
+    )
     missing = run("rest", "get", "/org/acme", "--profile", "nope")
     assert missing.code == 1
     assert missing.stderr == "Profile 'nope' does not exist.\n\nRun 'plinth profile get' to see available profiles.\n\n"
@@ -117,7 +130,10 @@ def test_ensure_local_profile_only_when_no_profile_exists(tmp_path: Path) -> Non
     store = ProfileStore(tmp_path)
     local = store.load("local")
     assert (local.request["endpoint"], local.request["token"], local.context["org"]) == (
-        "http://127.0.0.1:8080", "key-1", "acme")
+        "http://127.0.0.1:8080",
+        "key-1",
+        "acme",
+    )
     assert store.default_name() == "local"
     assert ensure_local_profile("http://127.0.0.1:9999", "key-2", "other", config_dir=tmp_path) is False
     assert store.load("local").request["token"] == "key-1"

@@ -13,8 +13,16 @@ ORG = "/org/acme"
 
 
 def create_domain(cli: PlinthCli, name: str, description: str = "made by a test") -> dict:
-    run = cli("rest", "create", f"{ORG}/domain", "-f", "-", "-o", "json",
-              stdin=f"name: {name}\ndescription: {description}\nspec:\n  dnsMode: cname\n")
+    run = cli(
+        "rest",
+        "create",
+        f"{ORG}/domain",
+        "-f",
+        "-",
+        "-o",
+        "json",
+        stdin=f"name: {name}\ndescription: {description}\nspec:\n  dnsMode: cname\n",
+    )
     assert run.code == 0, run.stderr
     return json.loads(run.stdout)
 
@@ -51,8 +59,9 @@ def test_max_follows_next_links_into_one_list(cli: PlinthCli, unique: str) -> No
     merged = json.loads(two.stdout)
     assert [i["name"] for i in merged["items"]] == [i["name"] for i in items[:2]]
     assert not any(link["rel"] == "next" for link in merged["links"])
-    assert two.stderr == ("Note: More records are available. Showing first 2 results. "
-                          "Use --max 0 to fetch all records.\n")
+    assert two.stderr == (
+        "Note: More records are available. Showing first 2 results. Use --max 0 to fetch all records.\n"
+    )
 
 
 def test_patch_from_file_put_post_and_delete(cli: PlinthCli, unique: str, tmp_path: Path) -> None:
@@ -65,8 +74,16 @@ def test_patch_from_file_put_post_and_delete(cli: PlinthCli, unique: str, tmp_pa
     doc = yaml.safe_load(patched.stdout)
     assert (doc["description"], doc["tags"], doc["version"]) == ("patched from a file", {"team": "web"}, 2)
 
-    put = cli("rest", "put", f"{ORG}/domain/{name}", "-f", "-", "-o", "json-slim",
-              stdin=json.dumps({"name": name, "description": "replaced", "spec": {"dnsMode": "cname"}}))
+    put = cli(
+        "rest",
+        "put",
+        f"{ORG}/domain/{name}",
+        "-f",
+        "-",
+        "-o",
+        "json-slim",
+        stdin=json.dumps({"name": name, "description": "replaced", "spec": {"dnsMode": "cname"}}),
+    )
     assert put.code == 0, put.stderr
     assert json.loads(put.stdout)["description"] == "replaced"
     assert "version" not in json.loads(put.stdout)

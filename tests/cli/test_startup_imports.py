@@ -16,9 +16,28 @@ from tests.cli.canned_server import Canned, CannedServer
 from tests.cli.golden_docs import DOMAIN, dumps
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
-HEAVY = ["yaml", "httpx", "requests", "pygments", "uvicorn", "pydantic", "jsonschema", "hcl2", "orjson",
-         "plinth.server", "plinth.engine", "plinth.storage", "plinth.auth", "plinth.kinds", "plinth.convert",
-         "plinth.cli.serve", "plinth.cli.output.jsyaml", "plinth.cli.output.text", "plinth.cli.editor", "asyncio"]
+HEAVY = [
+    "yaml",
+    "httpx",
+    "requests",
+    "pygments",
+    "uvicorn",
+    "pydantic",
+    "jsonschema",
+    "hcl2",
+    "orjson",
+    "plinth.server",
+    "plinth.engine",
+    "plinth.storage",
+    "plinth.auth",
+    "plinth.kinds",
+    "plinth.convert",
+    "plinth.cli.serve",
+    "plinth.cli.output.jsyaml",
+    "plinth.cli.output.text",
+    "plinth.cli.editor",
+    "asyncio",
+]
 PROBE = """
 import sys
 from plinth.cli.main import run
@@ -31,8 +50,9 @@ sys.exit(code)
 
 def run_probe(args: list[str], home: Path) -> tuple[int, set[str]]:
     environ = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": SRC, "PLINTH_HOME": str(home), "HOME": str(home)}
-    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, env=environ,
-                          timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *args], capture_output=True, text=True, env=environ, timeout=60, check=False
+    )
     modules = json.loads(done.stdout.rsplit("MODULES=", 1)[1])
     return done.returncode, set(modules)
 
@@ -40,8 +60,9 @@ def run_probe(args: list[str], home: Path) -> tuple[int, set[str]]:
 def test_rest_get_json_imports_no_heavy_module(tmp_path: Path) -> None:
     path = "/org/acme/domain/api.example.com"
     with CannedServer({("GET", path): Canned(200, dumps(DOMAIN))}) as server:
-        code, modules = run_probe(["rest", "get", path, "-o", "json", "--endpoint", server.endpoint, "--token", "t"],
-                                  tmp_path)
+        code, modules = run_probe(
+            ["rest", "get", path, "-o", "json", "--endpoint", server.endpoint, "--token", "t"], tmp_path
+        )
     assert code == 0
     assert "plinth.client.http" in modules  # the probe really ran the request path
     loaded = [name for name in HEAVY if name in modules]

@@ -13,9 +13,17 @@ from plinth.convert import to_crd
 from tests.cli import golden_docs as d
 
 CRDS = Path("/work/shared/reference/crds")
-SCHEMA_FILES = {"domain": "Domain.yaml", "volumeset": "VolumeSet.yaml", "gvc": "Gvc.yaml", "org": "Org.yaml",
-                "group": "Group.yaml", "policy": "Policy.yaml", "serviceaccount": "ServiceAccount.yaml",
-                "secret": "Secret.yaml", "user": "User.yaml"}
+SCHEMA_FILES = {
+    "domain": "Domain.yaml",
+    "volumeset": "VolumeSet.yaml",
+    "gvc": "Gvc.yaml",
+    "org": "Org.yaml",
+    "group": "Group.yaml",
+    "policy": "Policy.yaml",
+    "serviceaccount": "ServiceAccount.yaml",
+    "secret": "Secret.yaml",
+    "user": "User.yaml",
+}
 
 
 def schema_for(kind: str) -> dict[str, Any]:
@@ -27,8 +35,19 @@ def schema_for(kind: str) -> dict[str, Any]:
     return crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
 
 
-ITEMS = [d.DOMAIN, d.DOMAIN_3, d.VOLUMESET, d.GVC_PROD, d.GVC_DEV, d.ORG_ITEM, d.SERVICEACCOUNT,
-         *d.POLICIES["items"], *d.GROUPS["items"], *d.SECRETS["items"], *d.USERS["items"]]
+ITEMS = [
+    d.DOMAIN,
+    d.DOMAIN_3,
+    d.VOLUMESET,
+    d.GVC_PROD,
+    d.GVC_DEV,
+    d.ORG_ITEM,
+    d.SERVICEACCOUNT,
+    *d.POLICIES["items"],
+    *d.GROUPS["items"],
+    *d.SECRETS["items"],
+    *d.USERS["items"],
+]
 
 
 @pytest.mark.parametrize("item", ITEMS, ids=[f"{i['kind']}-{i['name']}" for i in ITEMS])

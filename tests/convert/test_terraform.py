@@ -56,9 +56,14 @@ def test_domain_without_ports_still_gets_an_empty_ports_block() -> None:
 
 
 def test_volume_set_gvc_capacity_and_nested_blocks() -> None:
-    item = {**d.VOLUMESET, "spec": {**d.VOLUMESET["spec"], "customEncryption": {"regions": {
-        "aws-us-west-2": {"keyId": "arn:aws:kms:k"}}}, "autoscaling": {"maxCapacity": 100, "predictive": {
-            "enabled": True, "lookbackHours": 24}}}}
+    item = {
+        **d.VOLUMESET,
+        "spec": {
+            **d.VOLUMESET["spec"],
+            "customEncryption": {"regions": {"aws-us-west-2": {"keyId": "arn:aws:kms:k"}}},
+            "autoscaling": {"maxCapacity": 100, "predictive": {"enabled": True, "lookbackHours": 24}},
+        },
+    }
     body = resources(to_terraform(item))[("cpln_volume_set", "data")]
     assert (body["gvc"], body["initial_capacity"], body["file_system_type"]) == ("prod", 10, "ext4")
     assert body["snapshots"][0] == {"create_final_snapshot": True, "retention_duration": "7d"}

@@ -62,7 +62,7 @@ def load_document(text: str, source: str) -> Any:
     except yaml.MarkedYAMLError as error:
         raise InputError(_describe_yaml_error(error, text, source)) from error
     except yaml.YAMLError as error:
-        raise InputError(f"{error} in \"{source}\"") from error
+        raise InputError(f'{error} in "{source}"') from error
 
 
 def _describe_yaml_error(error: Any, text: str, source: str) -> str:
@@ -137,8 +137,16 @@ def _construct_timestamp(loader: Any, node: Any) -> str:
     if match is None:
         return str(loader.construct_scalar(node))
     year, month, day, hour, minute, second, fraction, _zone, sign, tz_hour, tz_minute = match.groups()
-    moment = datetime(int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0),
-                      int(((fraction or "") + "000")[:3]) * 1000, tzinfo=UTC)
+    moment = datetime(
+        int(year),
+        int(month),
+        int(day),
+        int(hour or 0),
+        int(minute or 0),
+        int(second or 0),
+        int(((fraction or "") + "000")[:3]) * 1000,
+        tzinfo=UTC,
+    )
     if sign:
         offset = timedelta(hours=int(tz_hour), minutes=int(tz_minute or 0))
         moment = moment - offset if sign == "+" else moment + offset

@@ -38,8 +38,11 @@ def header(path: str, who: str) -> str:
 
 
 def problems_block(problems: list[str]) -> str:
-    lines = ["# The changes could not be applied. Fix the problems below and save again,",
-             "# or save without changes to give up (your edits are kept in this file).", "#"]
+    lines = [
+        "# The changes could not be applied. Fix the problems below and save again,",
+        "# or save without changes to give up (your edits are kept in this file).",
+        "#",
+    ]
     lines += [f"#   {line}" for problem in problems for line in problem.splitlines()]
     return "\n".join(lines) + "\n#\n"
 
@@ -56,8 +59,9 @@ def temp_file(env: CliEnv) -> Path:
     return path
 
 
-def run_edit(env: CliEnv, client: ApiClient, path: str, headers: list[tuple[str, str]],
-             settings: Settings) -> Any | None:
+def run_edit(
+    env: CliEnv, client: ApiClient, path: str, headers: list[tuple[str, str]], settings: Settings
+) -> Any | None:
     """Run the loop; return the PATCH answer to print, or ``None`` when nothing was sent."""
     original = client.request("GET", path).json()
     intro = header(path, who_am_i(settings))
@@ -89,9 +93,13 @@ def run_edit(env: CliEnv, client: ApiClient, path: str, headers: list[tuple[str,
         try:
             answer = client.request("PATCH", path, edited, headers).json()
         except Conflict as error:
-            raise EditAborted(_kept(
-                f"The item was changed by someone else since it was read ({error.message}). "
-                "Run the edit again to start from the current version.", file)) from error
+            raise EditAborted(
+                _kept(
+                    f"The item was changed by someone else since it was read ({error.message}). "
+                    "Run the edit again to start from the current version.",
+                    file,
+                )
+            ) from error
         except BadRequest as error:
             written = _reopen(file, intro, _problems_of(error), _strip_header(text))
             had_problems = True

@@ -52,5 +52,9 @@ def _unavailable(name: str, module_name: str) -> click.Command:
     def callback() -> None:
         raise click.ClickException(f"the '{name}' command is not available in this build ({module_name} is missing)")
 
-    return click.Command(name, callback=callback, help=f"(unavailable: {module_name} is missing)",
-                         context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+    return click.Command(
+        name,
+        callback=callback,
+        help=f"(unavailable: {module_name} is missing)",
+        context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    )

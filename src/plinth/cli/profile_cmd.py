@@ -120,12 +120,18 @@ def render_profiles(profiles: list[Profile], default: str | None, active: str | 
 
     rows = [["PROFILE", "DEFAULT", "ACTIVE", "ENDPOINT", "ORG", "GVC", "OUTPUT", "TIMESTAMPS"]]
     for profile in profiles:
-        rows.append([
-            profile.name, "*" if profile.name == default else "", "*" if profile.name == active else "",
-            str(profile.request.get("endpoint", "")), str(profile.context.get("org", "")),
-            str(profile.context.get("gvc", "")), str(profile.format.get("output", "")),
-            str(profile.format.get("ts", "")),
-        ])
+        rows.append(
+            [
+                profile.name,
+                "*" if profile.name == default else "",
+                "*" if profile.name == active else "",
+                str(profile.request.get("endpoint", "")),
+                str(profile.context.get("org", "")),
+                str(profile.context.get("gvc", "")),
+                str(profile.format.get("output", "")),
+                str(profile.format.get("ts", "")),
+            ]
+        )
     return draw(rows)
 
 

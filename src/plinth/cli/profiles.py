@@ -133,8 +133,7 @@ class ProfileStore:
                 raise ProfileError(
                     f"Profile '{default}' does not exist.\n\n"
                     f"It is named as the default in {self.folder / 'default'}.\n\n"
-                    "To fix this, set another default with 'plinth profile set-default <name>'.\n\n"
-                    + PROFILE_NAME_HINT
+                    "To fix this, set another default with 'plinth profile set-default <name>'.\n\n" + PROFILE_NAME_HINT
                 )
             return self.load(default)
         names = self.names()
@@ -153,8 +152,9 @@ class ProfileStore:
             os.chmod(folder, 0o700)
 
 
-def new_profile(name: str, endpoint: str | None = None, token: str | None = None, org: str | None = None,
-                gvc: str | None = None) -> Profile:
+def new_profile(
+    name: str, endpoint: str | None = None, token: str | None = None, org: str | None = None, gvc: str | None = None
+) -> Profile:
     """A profile with the defaults ``profile create`` writes."""
     context: dict[str, Any] = {}
     if org:

@@ -32,14 +32,25 @@ def request_options(function: F) -> F:
     """The options every ``rest`` subcommand shares, in the official CLI's groups."""
     decorators = [
         click.argument("path"),
-        click.option("--header", "-H", "headers", multiple=True, metavar="TEXT",
-                     help='HTTP headers in curl format: "x-header: value" (repeatable)'),
+        click.option(
+            "--header",
+            "-H",
+            "headers",
+            multiple=True,
+            metavar="TEXT",
+            help='HTTP headers in curl format: "x-header: value" (repeatable)',
+        ),
         click.option("--profile", help="The profile to use (default: $PLINTH_PROFILE, then the default profile)"),
         click.option("--output", "-o", type=click.Choice(FORMAT_NAMES), help="Output format"),
         click.option("--color/--no-color", default=None, help="Colour output on a terminal [default: on]"),
         click.option("--ts", type=click.Choice(("iso", "local", "age")), help="How to show timestamps"),
-        click.option("--max", "max_items", type=int, default=None,
-                     help="Follow list pages until this many items; below 1 fetches all [default: 50]"),
+        click.option(
+            "--max",
+            "max_items",
+            type=int,
+            default=None,
+            help="Follow list pages until this many items; below 1 fetches all [default: 50]",
+        ),
         click.option("--token", help="Bearer token (default: $PLINTH_TOKEN, then the profile's)"),
         click.option("--endpoint", help="API endpoint (default: $PLINTH_ENDPOINT, then the profile's)"),
         click.option("--insecure", "-k", is_flag=True, default=None, help="Accept self-signed TLS certificates"),
@@ -53,16 +64,26 @@ def request_options(function: F) -> F:
 
 def body_option(function: F) -> F:
     return click.option(
-        "--file", "-f", "file", metavar="PATH",
+        "--file",
+        "-f",
+        "file",
+        metavar="PATH",
         help="File to load the request from (JSON or YAML). Use `--file -` to read standard input.",
     )(function)
 
 
 def flags_from(options: dict[str, Any]) -> RequestFlags:
     return RequestFlags(
-        profile=options["profile"], token=options["token"], endpoint=options["endpoint"],
-        insecure=options["insecure"], output=options["output"], color=options["color"], ts=options["ts"],
-        max=options["max_items"], verbose=options["verbose"], debug=options["debug"],
+        profile=options["profile"],
+        token=options["token"],
+        endpoint=options["endpoint"],
+        insecure=options["insecure"],
+        output=options["output"],
+        color=options["color"],
+        ts=options["ts"],
+        max=options["max_items"],
+        verbose=options["verbose"],
+        debug=options["debug"],
     )
 
 
@@ -70,8 +91,13 @@ def make_command(verb: str) -> click.Command:
     def callback(**options: Any) -> None:
         from plinth.cli.rest_run import RestCall, run_rest
 
-        call = RestCall(verb=verb, path=options["path"], flags=flags_from(options), file=options.get("file"),
-                        headers=tuple(options["headers"]))
+        call = RestCall(
+            verb=verb,
+            path=options["path"],
+            flags=flags_from(options),
+            file=options.get("file"),
+            headers=tuple(options["headers"]),
+        )
         run_rest(click.get_current_context().find_root().obj, call)
 
     function: F = callback

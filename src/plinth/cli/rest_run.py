@@ -173,7 +173,10 @@ def render_context(state: RunState, settings: Settings) -> RenderContext:
 
     environ = state.env.environ
     return RenderContext(
-        color=settings.color, ts=settings.ts, now=state.env.now(), tz=environ.get("TZ"),
+        color=settings.color,
+        ts=settings.ts,
+        now=state.env.now(),
+        tz=environ.get("TZ"),
         locale=locale_from_environ(environ),
     )
 

@@ -190,8 +190,9 @@ class ApiClient:
             observer(prepared)
         started = time.monotonic()
         response = self._exchange(prepared, reuse_ok=True)
-        response = Response(response.status, response.reason, response.headers, response.body, prepared.url,
-                            time.monotonic() - started)
+        response = Response(
+            response.status, response.reason, response.headers, response.body, prepared.url, time.monotonic() - started
+        )
         for response_observer in self.on_response if prepared.notify else []:
             response_observer(prepared, response)
         return response

@@ -24,8 +24,9 @@ import re
 from typing import Any
 
 API_VERSION = "cpln.io/v1"
-SYSTEM_FIELDS = frozenset({"id", "version", "created", "lastModified", "links", "status", "origin", "alias", "kind",
-                           "name", "tags", "keys"})
+SYSTEM_FIELDS = frozenset(
+    {"id", "version", "created", "lastModified", "links", "status", "origin", "alias", "kind", "name", "tags", "keys"}
+)
 GVC_SCOPED = frozenset({"volumeset", "workload", "identity"})
 _K8S_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 

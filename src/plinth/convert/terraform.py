@@ -101,8 +101,10 @@ def gvc(item: dict[str, Any]) -> Body:
 
 def org(item: dict[str, Any]) -> Body:
     spec = item.get("spec") or {}
-    body: Body = [Attribute("description", item.get("description", "")),
-                  Attribute("tags", tag_strings(item.get("tags")))]
+    body: Body = [
+        Attribute("description", item.get("description", "")),
+        Attribute("tags", tag_strings(item.get("tags"))),
+    ]
     if spec.get("sessionTimeoutSeconds") is not None:
         body.append(Attribute("session_timeout_seconds", spec["sessionTimeoutSeconds"]))
     for key in ("authConfig", "observability", "security"):

@@ -151,13 +151,14 @@ class Engine:
 
     async def create(self, info: RequestInfo, body: Any, actor: str, dry_run: bool = False) -> WriteResult:
         """POST on a collection: 201 with Location; 409 when the name is taken."""
+        self.require_verb(self.kind_of(info), "create")
         body = _object(body)
         t = self.target(info, _body_name(body))
-        self.require_verb(t.kind, "create")
         return await self._write(t, lambda old: body, _version_of(body), actor, dry_run, mode="create")
 
     async def upsert(self, info: RequestInfo, body: Any, actor: str, dry_run: bool = False) -> WriteResult:
         """PUT on a collection (``cpln apply``) or on an item: 201 when created, else 200."""
+        self.require_verb(self.kind_of(info), "replace")
         body = _object(body)
         name = info.name if info.name is not None else _body_name(body)
         if info.name is not None and "name" in body and body["name"] != info.name:
@@ -168,9 +169,9 @@ class Engine:
 
     async def patch(self, info: RequestInfo, body: Any, actor: str, dry_run: bool = False) -> WriteResult:
         """PATCH on an item: the deep merge of ``engine/patch.py`` onto the stored item."""
+        self.require_verb(self.kind_of(info), "patch")
         body = _object(body)
         t = self.target(info)
-        self.require_verb(t.kind, "patch")
         if "name" in body and body["name"] != t.name:
             raise ValidationFailed([FieldError("name", "cannot be changed; delete and recreate instead")], t.kind.name)
 

@@ -18,9 +18,26 @@ from plinth.client.jsvalues import js_number
 LINE_WIDTH = 80
 INDENT = 2
 
-_DEPRECATED_BOOLEANS = frozenset({
-    "y", "Y", "yes", "Yes", "YES", "on", "On", "ON", "n", "N", "no", "No", "NO", "off", "Off", "OFF",
-})
+_DEPRECATED_BOOLEANS = frozenset(
+    {
+        "y",
+        "Y",
+        "yes",
+        "Yes",
+        "YES",
+        "on",
+        "On",
+        "ON",
+        "n",
+        "N",
+        "no",
+        "No",
+        "NO",
+        "off",
+        "Off",
+        "OFF",
+    }
+)
 _BASE60 = re.compile(r"^[-+]?[0-9_]+(?::[0-9_]+)+(?:\.[0-9_]*)?$")
 _FLOAT = re.compile(
     r"^(?:[-+]?(?:[0-9]+)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?"
@@ -32,8 +49,20 @@ _TIMESTAMP = re.compile(
     r"(?:\.([0-9]*))?(?:[ \t]*(Z|([-+])([0-9][0-9]?)(?::([0-9][0-9]))?))?$"
 )
 _ESCAPES = {
-    0x00: "\\0", 0x07: "\\a", 0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0B: "\\v", 0x0C: "\\f",
-    0x0D: "\\r", 0x1B: "\\e", 0x22: '\\"', 0x5C: "\\\\", 0x85: "\\N", 0xA0: "\\_", 0x2028: "\\L",
+    0x00: "\\0",
+    0x07: "\\a",
+    0x08: "\\b",
+    0x09: "\\t",
+    0x0A: "\\n",
+    0x0B: "\\v",
+    0x0C: "\\f",
+    0x0D: "\\r",
+    0x1B: "\\e",
+    0x22: '\\"',
+    0x5C: "\\\\",
+    0x85: "\\N",
+    0xA0: "\\_",
+    0x2028: "\\L",
     0x2029: "\\P",
 }
 _PLAIN, _SINGLE, _LITERAL, _FOLDED, _DOUBLE = range(1, 6)

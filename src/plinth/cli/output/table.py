@@ -48,8 +48,7 @@ def draw(rows: list[list[str]], border: Border = RAMAC) -> str:
                 raise FormatError("Table data must not contain control characters.")
     split_rows = [[cell.split("\n") for cell in row] for row in rows]
     widths = [
-        max(display_width(line) for cells in split_rows for line in cells[column])
-        for column in range(len(rows[0]))
+        max(display_width(line) for cells in split_rows for line in cells[column]) for column in range(len(rows[0]))
     ]
     out = [_rule(border.top, widths)]
     for index, row_lines in enumerate(split_rows):

@@ -42,7 +42,8 @@ def to_text(doc: Any, ctx: RenderContext) -> str:
     except ModelCrash as crash:
         raise _crash("TypeError", str(crash)) from crash
     visible = [
-        index for index, column in enumerate(model)
+        index
+        for index, column in enumerate(model)
         if not (column.hide_when_empty and all(row[index] == "" for row in cells))
     ]
     header = [model[index].title for index in visible]
