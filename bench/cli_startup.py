@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 RUNS = 20
-CPLN = os.environ.get("CPLN_BIN", "/work/.cache/cpln/node_modules/.bin/cpln")
+CPLN = os.environ.get("CPLN_BIN", str(Path(__file__).resolve().parents[1] / ".cache/cpln/node_modules/.bin/cpln"))
 
 
 def median_wall_ms(command: list[str], environ: dict[str, str]) -> float:

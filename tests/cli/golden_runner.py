@@ -18,9 +18,10 @@ from pathlib import Path
 
 from tests.cli.canned_server import CannedServer
 from tests.cli.golden_cases import Case
+from tests.support import paths
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
-CPLN_BIN = os.environ.get("CPLN_BIN", "/work/.cache/cpln/node_modules/.bin/cpln")
+CPLN_BIN = str(paths.CPLN_BIN)
 TOKEN = "tok-secret-123"
 
 _MASKS = [

@@ -2,7 +2,7 @@
 
 Usage (from the repository root)::
 
-    npm install --prefix /work/.cache/cpln @controlplane/cli@3.10.1   # once, outside the repo
+    npm install --prefix .cache/cpln @controlplane/cli@3.10.1   # once, outside the repo
     PYTHONPATH=src:. python tests/cli/record_goldens.py [NAME-SUBSTRING ...]
 
 Cases whose ``source`` is ``cpln`` are recorded by running the official CLI (``CPLN_BIN``

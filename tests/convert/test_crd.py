@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -11,8 +10,8 @@ import yaml
 
 from plinth.convert import to_crd
 from tests.cli import golden_docs as d
+from tests.support.paths import CRDS
 
-CRDS = Path("/work/shared/reference/crds")
 SCHEMA_FILES = {
     "domain": "Domain.yaml",
     "volumeset": "VolumeSet.yaml",

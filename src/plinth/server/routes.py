@@ -19,6 +19,7 @@ class Reply:
     status: int
     body: bytes
     headers: list[tuple[bytes, bytes]] = field(default_factory=list)
+    content_type: bytes = b"application/json"
 
 
 def _write_reply(result: WriteResult, dry_run: bool) -> Reply:
