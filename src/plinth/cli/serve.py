@@ -13,22 +13,18 @@ from plinth.server.settings import Settings
 
 
 async def bootstrap(settings: Settings) -> tuple[str | None, str]:
-    """Migrate the store; on an empty store create the org and the admin key (returned once)."""
-    from plinth.auth.bootstrap import claim_bootstrap, write_key_file
-    from plinth.auth.principal import SYSTEM
-    from plinth.engine.requestinfo import RequestInfo
+    """Migrate the store; on an empty store create the org, its built-ins and the admin key."""
     from plinth.engine.service import Engine
     from plinth.kinds import REGISTRY
+    from plinth.server import bootstrap as first_start
     from plinth.storage import open_storage
 
     storage = await open_storage(settings.database_url, settings.data_dir)
     try:
-        outcome = await claim_bootstrap(storage, settings.org)
-        if outcome.created and outcome.key is not None:
-            engine = Engine(storage, REGISTRY)
-            await engine.upsert(RequestInfo(kind="org"), {"name": settings.org}, SYSTEM.link)
-            write_key_file(settings.data_dir, outcome.key)
-        return outcome.key, outcome.org
+        key = await first_start.bootstrap(Engine(storage, REGISTRY), storage, settings.org)
+        if key is not None:
+            first_start.write_key_file(settings.data_dir, key)
+        return key, await storage.get_meta(first_start.ORG_META) or settings.org
     finally:
         await storage.close()
 

@@ -134,6 +134,11 @@ class KindSpec:
     #: account's ``keys``: revoking a key is a PATCH ``{"$drop/keys": [name, ...]}``). Every
     #: other directive or value for these fields is still dropped like any server-owned field.
     droppable_server_lists: frozenset[str] = frozenset()
+    #: Writes to this kind change who may do what: caches of keys and policy decisions are
+    #: dropped on every replica (the engine changes the store's access generation).
+    affects_access: bool = False
+    #: Items with ``origin: builtin`` are never deleted; with this flag they are not edited either.
+    builtin_is_read_only: bool = False
     #: Dotted paths (``spec.performanceClass``) that may not change after create.
     immutable: tuple[str, ...] = ()
     has_description: bool = True

@@ -92,6 +92,7 @@ GROUP = KindSpec(
     scope="org",
     title="Group",
     top_level_model=GroupFields,
+    affects_access=True,
     server_fields=frozenset({"origin"}),
     prepare=prepare_group,
     validate=validate_group,

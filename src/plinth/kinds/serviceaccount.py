@@ -52,6 +52,7 @@ SERVICEACCOUNT = KindSpec(
     name="serviceaccount",
     scope="org",
     title="ServiceAccount",
+    affects_access=True,
     server_fields=frozenset({"keys", "origin"}),
     droppable_server_lists=frozenset({"keys"}),
     prepare=prepare_serviceaccount,

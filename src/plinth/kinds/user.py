@@ -72,6 +72,7 @@ USER = KindSpec(
     title="User",
     top_level_model=UserFields,
     has_description=False,
+    affects_access=True,
     name_rule=user_name_rule,
     validate=validate_user,
     **permission_fields("user"),

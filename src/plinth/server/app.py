@@ -11,8 +11,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from plinth.auth.bootstrap import BootstrapAuthenticator
+from plinth.auth.authn import KeyAuthenticator
+from plinth.auth.generation import GenerationWatcher
 from plinth.auth.principal import Principal
+from plinth.engine.access import AccessControl
 from plinth.engine.requestinfo import parse_path
 from plinth.engine.service import Engine
 from plinth.errors import MethodNotAllowed, ServiceUnavailable, Unauthorized
@@ -21,8 +23,9 @@ from plinth.server import exporters, system
 from plinth.server.accesslog import AccessLog
 from plinth.server.errors import render_error
 from plinth.server.http import Request, decode_json, read_body
-from plinth.server.routes import Reply, dispatch
+from plinth.server.routes import Reply, Services, dispatch
 from plinth.server.settings import Settings
+from plinth.server.signing import SigningCache
 from plinth.storage import open_storage
 from plinth.storage.base import Storage
 
@@ -45,7 +48,9 @@ class PlinthApp:
         self.settings = settings
         self.storage: Storage | None = None
         self.engine: Engine | None = None
-        self.authenticator: BootstrapAuthenticator | None = None
+        self.services: Services | None = None
+        self.authenticator: KeyAuthenticator | None = None
+        self.watcher: GenerationWatcher | None = None
         self.access_log = AccessLog(settings.access_log)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -57,7 +62,11 @@ class PlinthApp:
     async def startup(self) -> None:
         self.storage = await open_storage(self.settings.database_url, self.settings.data_dir)
         self.engine = Engine(self.storage, REGISTRY)
-        self.authenticator = await BootstrapAuthenticator.load(self.storage, self.settings.org)
+        watcher = self.watcher = GenerationWatcher(self.storage)
+        self.authenticator = KeyAuthenticator(self.storage, watcher)
+        self.services = Services(
+            self.engine, AccessControl(self.storage, REGISTRY, watcher), SigningCache(self.storage)
+        )
 
     async def shutdown(self) -> None:
         if self.storage is not None:
@@ -95,13 +104,13 @@ class PlinthApp:
         await send({"type": "http.response.body", "body": reply.body})
         self.access_log.record(req.method, req.path, reply.status, time.perf_counter() - started, req.request_id)
 
-    def _authenticate(self, req: Request) -> Principal:
+    async def _authenticate(self, req: Request) -> Principal:
         token = bearer_token(req)
         if token is None:
             raise Unauthorized("Missing credentials: send 'Authorization: Bearer <key>'")
         if self.authenticator is None:
             raise ServiceUnavailable("The server is starting")
-        principal = self.authenticator.authenticate(token)
+        principal = await self.authenticator.authenticate(token)
         if principal is None:
             raise Unauthorized("The credentials are not valid")
         return principal
@@ -110,17 +119,21 @@ class PlinthApp:
         path = req.path
         if path in system.OPEN_PATHS:
             return await self._open_path(req)
-        who = self._authenticate(req)
-        if self.engine is None:
+        who = await self._authenticate(req)
+        if self.services is None:
             raise ServiceUnavailable("The server is starting")
         exporter = exporters.exporter_of(path)
         if exporter is not None:
-            return await exporters.export(self.engine, req, *exporter)
+            return await exporters.export(self.services, req, who, *exporter)
         info = parse_path(path)
         body = None
         if req.method in WITH_BODY:
             body = decode_json(req, await read_body(scope, receive, req, self.settings.max_body_bytes))
-        return await dispatch(self.engine, req, info, body, who)
+        reply = await dispatch(self.services, req, info, body, who)
+        if req.method != "GET" and self.watcher is not None:
+            # This process may just have changed keys or policies: look again before the next request.
+            self.watcher.expire()
+        return reply
 
     async def _open_path(self, req: Request) -> Reply:
         if req.method not in ("GET", "HEAD"):
