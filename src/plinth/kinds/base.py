@@ -31,6 +31,9 @@ from plinth.kinds.permissions import BASIC_IMPLIED, BASIC_PERMISSIONS
 Item = dict[str, Any]
 Scope = Literal["root", "org", "gvc"]
 
+#: Properties every kind's items can be queried and sorted by.
+COMMON_QUERY_PROPERTIES: tuple[str, ...] = ("id", "name", "version", "description", "created", "lastModified")
+
 CRUD_VERBS: frozenset[str] = frozenset({"get", "list", "create", "replace", "patch", "delete"})
 
 
@@ -154,7 +157,7 @@ class KindSpec:
     permissions: Mapping[str, str] = field(default_factory=lambda: dict(BASIC_PERMISSIONS))
     implied: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: dict(BASIC_IMPLIED))
     #: Properties a query term may name (besides ``tags`` and ``spec.*`` paths).
-    query_properties: tuple[str, ...] = ("id", "name", "version", "description", "created", "lastModified")
+    query_properties: tuple[str, ...] = COMMON_QUERY_PROPERTIES
     verbs: frozenset[str] = CRUD_VERBS
 
     def __post_init__(self) -> None:
