@@ -175,6 +175,14 @@ class Engine:
         t = self.target(info, _body_name(body))
         return await self._write(t, Write(lambda old: body, access, "create", _version_of(body), dry_run))
 
+    async def create_for_action(self, info: RequestInfo, body: Any, access: Access) -> WriteResult:
+        """Create an item of a kind clients cannot POST, for an action that adds them (users
+        join by ``-invite``). The same pipeline and events as :meth:`create`, without the verb
+        check; the action checks its own permission and passes the access the write is made with."""
+        body = _object(body)
+        t = self.target(info, _body_name(body))
+        return await self._write(t, Write(lambda old: body, access, "create"))
+
     async def upsert(
         self,
         info: RequestInfo,

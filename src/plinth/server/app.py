@@ -9,10 +9,13 @@ then open paths, then authentication, then the body, then the engine.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 from plinth.auth.authn import KeyAuthenticator
 from plinth.auth.generation import GenerationWatcher
+from plinth.auth.jwks import KeyCache, file_loader, issuer_loader
+from plinth.auth.oidc import IdTokenVerifier, OidcAuthenticator, is_jwt
 from plinth.auth.principal import Principal
 from plinth.engine.access import AccessControl
 from plinth.engine.requestinfo import parse_path
@@ -43,6 +46,28 @@ def bearer_token(req: Request) -> str | None:
     return value or None
 
 
+def org_of(path: str) -> str | None:
+    """The org a request path is in (exporter paths included), before the path is parsed."""
+    for prefix in exporters.PREFIXES:
+        if path.startswith(prefix + "/"):
+            path = path[len(prefix) :]
+    parts = path.split("/", 3)
+    if len(parts) >= 3 and parts[1] == "org" and parts[2] and not parts[2].startswith("-"):
+        return parts[2]
+    return None
+
+
+def oidc_authenticator(settings: Settings, storage: Storage, watcher: GenerationWatcher) -> OidcAuthenticator | None:
+    """User sign-in with ID tokens, when the operator configured an issuer."""
+    issuer, audience = settings.oidc_issuer, settings.oidc_audience
+    if not issuer:
+        return None
+    if not audience:
+        raise ValueError("PLINTH_OIDC_AUDIENCE (the client id ID tokens are for) is required with an issuer")
+    load = file_loader(Path(settings.oidc_jwks_file)) if settings.oidc_jwks_file else issuer_loader(issuer)
+    return OidcAuthenticator(storage, watcher, IdTokenVerifier(issuer, audience, KeyCache(load)))
+
+
 class PlinthApp:
     def __init__(self, settings: Settings):
         self.settings = settings
@@ -50,6 +75,7 @@ class PlinthApp:
         self.engine: Engine | None = None
         self.services: Services | None = None
         self.authenticator: KeyAuthenticator | None = None
+        self.oidc: OidcAuthenticator | None = None
         self.watcher: GenerationWatcher | None = None
         self.access_log = AccessLog(settings.access_log)
 
@@ -64,6 +90,7 @@ class PlinthApp:
         self.engine = Engine(self.storage, REGISTRY)
         watcher = self.watcher = GenerationWatcher(self.storage)
         self.authenticator = KeyAuthenticator(self.storage, watcher)
+        self.oidc = oidc_authenticator(self.settings, self.storage, watcher)
         self.services = Services(
             self.engine, AccessControl(self.storage, REGISTRY, watcher), SigningCache(self.storage)
         )
@@ -110,7 +137,14 @@ class PlinthApp:
             raise Unauthorized("Missing credentials: send 'Authorization: Bearer <key>'")
         if self.authenticator is None:
             raise ServiceUnavailable("The server is starting")
-        principal = await self.authenticator.authenticate(token)
+        if self.oidc is not None and is_jwt(token):
+            # A JWT alone is an ID token (a key has five segments); it signs in to the path's org.
+            org = org_of(req.path)
+            if org is None:
+                raise Unauthorized("An ID token signs in to an org: use a path under /org/{org}")
+            principal = await self.oidc.authenticate(token, org)
+        else:
+            principal = await self.authenticator.authenticate(token)
         if principal is None:
             raise Unauthorized("The credentials are not valid")
         return principal

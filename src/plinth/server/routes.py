@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import orjson
 
 from plinth.auth.principal import Principal
-from plinth.engine import identity, listing
+from plinth.engine import identity, listing, users
 from plinth.engine.access import Access, AccessControl, OwnOrgOnly
 from plinth.engine.paging import page_size
 from plinth.engine.requestinfo import RequestInfo
@@ -112,6 +112,13 @@ async def _action(svc: Services, req: Request, info: RequestInfo, body: object, 
         _allow(method, "POST")
         minted = await identity.add_key(engine, info, body, access, await svc.signing.current())
         return Reply(201, orjson.dumps(minted))
+    if action == "invite" and not info.is_item and not info.action_args:
+        _allow(method, "POST")
+        invited = await users.invite(engine, info, body, access)
+        return Reply(200, orjson.dumps(invited.body(req.request_id)))
+    if action == "for" and not info.is_item and len(info.action_args) == 2 and info.action_args[0] == "email":
+        _allow(method, "GET")
+        return Reply(200, await users.for_email(engine, info, info.action_args[1], access))
     if action == "schema" and info.action_args == ("permissions",) and not info.is_item and info.org:
         _allow(method, "GET")
         return Reply(200, orjson.dumps(identity.permissions_schema(info.kind, info.org)))
