@@ -46,7 +46,9 @@ def read_sqlite(path: Path) -> Snapshot:
     try:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         resources = conn.execute("SELECT org, kind, parent, name, id, version, doc FROM resources").fetchall()
-        events = conn.execute("SELECT seq, org, kind, parent, name, id, created, doc FROM events ORDER BY seq").fetchall()
+        events = conn.execute(
+            "SELECT seq, org, kind, parent, name, id, created, doc FROM events ORDER BY seq"
+        ).fetchall()
     finally:
         conn.close()
     return _snapshot(resources, events)

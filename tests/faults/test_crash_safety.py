@@ -30,9 +30,15 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.faults.store_check import Snapshot, check_documents_match_their_rows, check_history, read_postgres, read_sqlite
+from tests.faults.store_check import (
+    Snapshot,
+    check_documents_match_their_rows,
+    check_history,
+    read_postgres,
+    read_sqlite,
+)
 from tests.support import pg
-from tests.support.server import ServerProcess, free_port, start_server
+from tests.support.server import free_port, start_server
 
 WRITERS = 16
 SHARED = [f"shared-{i}" for i in range(4)]
