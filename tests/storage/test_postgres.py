@@ -73,15 +73,14 @@ def test_replicas_starting_together_migrate_once(fresh_pg_url: str, run_async: R
     run_async(scenario())
 
 
-def test_lost_connections_are_unavailable_then_replaced(
+def test_lost_connections_are_replaced_before_they_fail_a_request(
     store: PostgresStorage, fresh_pg_url: str, pg_url: str, run_async: RunAsync
 ) -> None:
+    # A terminated session says so on its socket; the store sees it before using the
+    # connection (tests/faults/test_store_outage.py has the same after a cut link).
     record = make_record(new_org(), "alpha")
     run_async(create(store, [record]))
     _terminate_sessions(pg_url, fresh_pg_url.rsplit("/", 1)[1])
-    with pytest.raises(StorageError) as caught:
-        run_async(store.get(record.key))
-    assert caught.value.code == "unavailable"
     assert_same(run_async(store.get(record.key)), record)
 
 

@@ -41,6 +41,18 @@ class ServerProcess:
         headers = {"Authorization": f"Bearer {token or self.key}"}
         return httpx.Client(base_url=self.url, headers=headers, timeout=30, verify=tls_verify(verify))
 
+    def read_key(self) -> str:
+        """The bootstrap admin key, once the server has written it (``key`` is ``""`` before)."""
+        path = self.data_dir / "bootstrap-admin.key"
+        self.key = path.read_text().strip() if path.exists() else ""
+        return self.key
+
+    def kill(self) -> None:
+        """SIGKILL the whole process group (the server and its workers), as a crash would."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(10)
+
     def log_lines(self) -> list[str]:
         return self.log_path.read_text().splitlines()
 
@@ -62,8 +74,12 @@ def start_server(
     extra_args: tuple[str, ...] = (),
     scheme: str = "http",
     verify: bool | str = True,
+    port: int | None = None,
+    ready_path: str = "/readyz",
 ) -> ServerProcess:
-    port = free_port()
+    """Start ``plinth serve`` and return once ``ready_path`` answers 200 (``/healthz``: once it
+    listens, ready or not). ``port`` lets a restarted server keep its address."""
+    port = port or free_port()
     args = [sys.executable, "-m", "plinth", "serve", "--host", "127.0.0.1", "--port", str(port)]
     args += ["--data-dir", str(data_dir), "--org", org, "--workers", str(workers), *extra_args]
     if database_url:
@@ -79,9 +95,10 @@ def start_server(
         if process.poll() is not None:
             raise RuntimeError(f"plinth serve exited early:\n{log_path.read_text()}")
         try:
-            if httpx.get(f"{url}/readyz", timeout=1, verify=tls_verify(verify)).status_code == 200:
-                key = (data_dir / "bootstrap-admin.key").read_text().strip()
-                return ServerProcess(url, key, org, data_dir, process, log_path)
+            if httpx.get(f"{url}{ready_path}", timeout=1, verify=tls_verify(verify)).status_code == 200:
+                server = ServerProcess(url, "", org, data_dir, process, log_path)
+                server.read_key()
+                return server
         except httpx.HTTPError:
             pass
         time.sleep(0.1)

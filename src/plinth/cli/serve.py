@@ -1,4 +1,8 @@
-"""``plinth serve``: bootstrap the store once, then run uvicorn with N worker processes."""
+"""``plinth serve``: bootstrap the store once, then run uvicorn with N worker processes.
+
+A PostgreSQL store that cannot be reached at start is not fatal: the server starts not ready
+and its workers open (and if need be bootstrap) the store when it answers (``server/app.py``).
+"""
 
 from __future__ import annotations
 
@@ -29,12 +33,28 @@ async def bootstrap(settings: Settings) -> tuple[str | None, str]:
         await storage.close()
 
 
-def _announce(settings: Settings, key: str | None, org: str) -> str:
+def _bootstrap_or_wait(settings: Settings) -> tuple[str | None, str, bool]:
+    """``bootstrap``, or ``(None, org, True)`` when a PostgreSQL store is unreachable for now."""
+    from plinth.storage.base import StorageError
+
+    try:
+        key, org = asyncio.run(bootstrap(settings))
+    except StorageError as exc:
+        if exc.code != "unavailable" or settings.store_name != "postgresql":
+            raise
+        click.echo(f"plinth: the database is not reachable ({exc}); starting not ready, retrying until it is", err=True)
+        return None, settings.org, True
+    return key, org, False
+
+
+def _announce(settings: Settings, key: str | None, org: str, waiting: bool = False) -> str:
     scheme = "https" if settings.tls_cert else "http"
     endpoint = f"{scheme}://{settings.host}:{settings.port}"
     where = "PostgreSQL" if settings.store_name == "postgresql" else f"SQLite in {settings.data_dir}"
     key_file = settings.data_dir / "bootstrap-admin.key"
     lines = [f"Plinth serving {endpoint} (store: {where}, org: {org}, workers: {settings.workers})"]
+    if waiting:
+        lines.append("Not ready: /readyz answers 503 until the database is reachable")
     if key is not None:
         lines += [f"Admin key (shown once; also written to {key_file}):", f"  {key}"]
     elif key_file.exists():
@@ -96,8 +116,8 @@ def serve_command(
         oidc_audience=oidc_audience or None,
         oidc_jwks_file=str(Path(oidc_jwks_file).resolve()) if oidc_jwks_file else None,
     )
-    key, org = asyncio.run(bootstrap(settings))
-    endpoint = _announce(settings, key, org)
+    key, org, waiting = _bootstrap_or_wait(settings)
+    endpoint = _announce(settings, key, org, waiting)
     if init_profile:
         _init_profile(init_profile, endpoint, settings, org)
     os.environ.update(settings.to_env())

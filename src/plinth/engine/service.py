@@ -101,7 +101,19 @@ def storage_error(exc: StorageError, kind: str, name: str) -> Exception:
             f"{kind.capitalize()} '{name}' was modified by another request; read it again and retry",
             {"kind": kind, "name": name},
         )
-    return ServiceUnavailable("The data store is unavailable; try again shortly")
+    return storage_unavailable()
+
+
+#: Seconds a client is asked to wait before retrying when the store is unreachable.
+RETRY_AFTER_S = 1
+
+
+def storage_unavailable() -> ServiceUnavailable:
+    """The answer while the store cannot be reached: the reason stays in the server's log,
+    since a driver's message names hosts and ports a client has no business knowing."""
+    return ServiceUnavailable(
+        "The data store is unavailable; try again shortly", headers={"Retry-After": str(RETRY_AFTER_S)}
+    )
 
 
 class Engine:

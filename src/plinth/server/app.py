@@ -4,10 +4,18 @@ No framework sits between uvicorn and the engine: a request is parsed once, auth
 a per-process cache, served from stored bytes, and logged as one JSON line. Middleware order,
 such as it is: errors outermost (every failure becomes ``{status, message, code, details, id}``),
 then open paths, then authentication, then the body, then the engine.
+
+A PostgreSQL store that cannot be reached at start does not stop the process: it serves
+``/healthz`` (alive) and answers ``/readyz`` and the API with 503 until the store answers, then
+opens it (migrating, and bootstrapping a new store) and serves. Behind a load balancer a replica
+that starts before its database joins by itself instead of crash-looping (docs/api.md,
+"Durability and availability").
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 from pathlib import Path
 from typing import Any
@@ -22,6 +30,7 @@ from plinth.engine.requestinfo import parse_path
 from plinth.engine.service import Engine
 from plinth.errors import MethodNotAllowed, ServiceUnavailable, Unauthorized
 from plinth.kinds import REGISTRY
+from plinth.server import bootstrap as first_start
 from plinth.server import exporters, system
 from plinth.server.accesslog import AccessLog
 from plinth.server.errors import render_error
@@ -30,9 +39,16 @@ from plinth.server.routes import Reply, Services, dispatch
 from plinth.server.settings import Settings
 from plinth.server.signing import SigningCache
 from plinth.storage import open_storage
-from plinth.storage.base import Storage
+from plinth.storage.base import Storage, StorageError
 
 WITH_BODY = frozenset({"POST", "PUT", "PATCH"})
+#: Seconds between attempts to open a store that was unreachable at start, growing to the max.
+OPEN_RETRY_FIRST_S = 0.25
+OPEN_RETRY_MAX_S = 2.0
+#: Seconds between log lines saying the store is still unreachable.
+STILL_WAITING_LOG_S = 30.0
+STARTING = "The server is starting: the data store is not reachable yet; try again shortly"
+log = logging.getLogger("plinth.server")
 
 
 def bearer_token(req: Request) -> str | None:
@@ -78,6 +94,7 @@ class PlinthApp:
         self.oidc: OidcAuthenticator | None = None
         self.watcher: GenerationWatcher | None = None
         self.access_log = AccessLog(settings.access_log)
+        self._opening: asyncio.Task[None] | None = None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
@@ -86,16 +103,58 @@ class PlinthApp:
             await self._lifespan(receive, send)
 
     async def startup(self) -> None:
-        self.storage = await open_storage(self.settings.database_url, self.settings.data_dir)
-        self.engine = Engine(self.storage, REGISTRY)
-        watcher = self.watcher = GenerationWatcher(self.storage)
-        self.authenticator = KeyAuthenticator(self.storage, watcher)
-        self.oidc = oidc_authenticator(self.settings, self.storage, watcher)
-        self.services = Services(
-            self.engine, AccessControl(self.storage, REGISTRY, watcher), SigningCache(self.storage)
-        )
+        try:
+            await self._open_store()
+        except StorageError as exc:
+            if exc.code != "unavailable" or self.settings.store_name != "postgresql":
+                raise
+            log.warning("the database is not reachable (%s): not ready; retrying until it is", exc)
+            self._opening = asyncio.create_task(self._open_when_reachable(), name="plinth-open-store")
+
+    async def _open_store(self) -> None:
+        storage = await open_storage(self.settings.database_url, self.settings.data_dir)
+        try:
+            engine = Engine(storage, REGISTRY)
+            if await storage.get_meta(first_start.ORG_META) is None:
+                # ``plinth serve`` bootstraps before it starts workers, unless the store was
+                # unreachable then: the first worker to reach it does (the claim lets one win).
+                key = await first_start.bootstrap(engine, storage, self.settings.org)
+                if key is not None:
+                    path = first_start.write_key_file(self.settings.data_dir, key)
+                    print(f"Admin key (shown once; also written to {path}):\n  {key}", flush=True)
+        except BaseException:
+            await storage.close()
+            raise
+        watcher = GenerationWatcher(storage)
+        self.authenticator = KeyAuthenticator(storage, watcher)
+        self.oidc = oidc_authenticator(self.settings, storage, watcher)
+        self.services = Services(engine, AccessControl(storage, REGISTRY, watcher), SigningCache(storage))
+        self.storage, self.engine, self.watcher = storage, engine, watcher
+
+    async def _open_when_reachable(self) -> None:
+        delay, logged = OPEN_RETRY_FIRST_S, time.monotonic()
+        while True:
+            await asyncio.sleep(delay)
+            try:
+                await self._open_store()
+            except StorageError as exc:
+                if exc.code != "unavailable":
+                    raise
+                if time.monotonic() - logged >= STILL_WAITING_LOG_S:
+                    log.warning("the database is still not reachable (%s)", exc)
+                    logged = time.monotonic()
+                delay = min(delay * 2, OPEN_RETRY_MAX_S)
+                continue
+            log.warning("the database is reachable: ready")
+            return
 
     async def shutdown(self) -> None:
+        if self._opening is not None:
+            self._opening.cancel()
+            try:
+                await self._opening
+            except BaseException:
+                pass
         if self.storage is not None:
             await self.storage.close()
 
@@ -136,7 +195,7 @@ class PlinthApp:
         if token is None:
             raise Unauthorized("Missing credentials: send 'Authorization: Bearer <key>'")
         if self.authenticator is None:
-            raise ServiceUnavailable("The server is starting")
+            raise ServiceUnavailable(STARTING, headers={"Retry-After": "1"})
         if self.oidc is not None and is_jwt(token):
             # A JWT alone is an ID token (a key has five segments); it signs in to the path's org.
             org = org_of(req.path)
@@ -155,7 +214,7 @@ class PlinthApp:
             return await self._open_path(req)
         who = await self._authenticate(req)
         if self.services is None:
-            raise ServiceUnavailable("The server is starting")
+            raise ServiceUnavailable(STARTING, headers={"Retry-After": "1"})
         exporter = exporters.exporter_of(path)
         if exporter is not None:
             return await exporters.export(self.services, req, who, *exporter)

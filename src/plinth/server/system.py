@@ -32,7 +32,7 @@ def about(settings: Settings) -> bytes:
 
 async def readiness(storage: Storage | None) -> tuple[int, bytes]:
     if storage is None:
-        return 503, orjson.dumps({"status": "starting"})
+        return 503, orjson.dumps({"status": "starting", "message": "waiting for the data store to be reachable"})
     try:
         await storage.ping()
     except StorageError as exc:

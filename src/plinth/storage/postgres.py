@@ -2,17 +2,28 @@
 
 Every replica runs the same migrations at start (yoyo's lock lets them race), shares the
 tables, and tells the others about changes through LISTEN/NOTIFY. Documents are ``jsonb``
-and come back as the bytes of their text form, never parsed. Failures to reach the server
-turn into ``StorageError("unavailable")`` within a few seconds, so the API can answer 503
-instead of hanging.
+and come back as the bytes of their text form, never parsed.
+
+When the database goes away the API answers 503 within seconds and recovers by itself
+(``tests/faults/test_store_outage.py``):
+
+- every operation is bounded: a connection within ``POOL_TIMEOUT``, an answer within
+  ``QUERY_TIMEOUT`` (a query stuck on a dead link is abandoned to finish in the background);
+- a pooled connection the server has closed (restart, failover, terminated session) is seen
+  before it is used, without a round trip, and replaced;
+- the pool gives up replacing connections after ``RECONNECT_TIMEOUT`` and connects again on
+  demand, so a request made after the database returns reaches it at once instead of waiting
+  out an exponential backoff.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
-from typing import Any
+import logging
+import select
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import orjson
@@ -44,6 +55,20 @@ from plinth.storage.sqlbuild import Fragment, compile_list, join, sql
 CONNECT_TIMEOUT = 3
 #: Seconds a request waits for a pooled connection before the store counts as unavailable.
 POOL_TIMEOUT = 3.0
+#: ... and while the last operation found the database unreachable: a request then fails at
+#: once unless a connection comes back in this time (each request still makes the pool try).
+DOWN_POOL_TIMEOUT = 0.5
+#: Seconds one operation (a read, or a whole commit) may take before the store counts as
+#: unavailable; the server cancels its statements after as long (``statement_timeout``).
+QUERY_TIMEOUT = 5.0
+#: Seconds the pool keeps retrying, in the background, to replace a lost connection; after
+#: that it connects again when a request needs a connection.
+RECONNECT_TIMEOUT = 1.0
+#: The server ends a transaction left open this long by a client it cannot hear from, so the
+#: rows it locked do not stall the other replicas until TCP notices the client is gone.
+IDLE_IN_TRANSACTION_TIMEOUT = 2 * QUERY_TIMEOUT
+#: Notice a silently dropped link on an idle connection too, not only a closed one.
+KEEPALIVES = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3}
 #: psycopg prepares a statement server-side once it has run this many times on a connection.
 PREPARE_THRESHOLD = 5
 
@@ -90,6 +115,8 @@ class PostgresDialect:
 
 DIALECT = PostgresDialect()
 _SELECT_RECORD = "org, kind, parent, name, id, version, doc"
+T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 class _RawJsonLoader(Loader):
@@ -101,6 +128,26 @@ class _RawJsonLoader(Loader):
 
 async def _configure(conn: psycopg.AsyncConnection) -> None:
     conn.adapters.register_loader("jsonb", _RawJsonLoader)
+    await conn.execute(
+        "SELECT set_config('statement_timeout', %s, false),"
+        " set_config('idle_in_transaction_session_timeout', %s, false)",
+        (f"{int(QUERY_TIMEOUT * 1000)}ms", f"{int(IDLE_IN_TRANSACTION_TIMEOUT * 1000)}ms"),
+    )
+
+
+def _closed_by_server(conn: psycopg.AsyncConnection) -> bool:
+    """Whether an idle pooled connection is dead, without a round trip.
+
+    An idle session has nothing to say: if its socket is readable, the server has closed it
+    (or sent the error that precedes closing). A false alarm only costs a reconnect.
+    """
+    if conn.closed:
+        return True
+    try:
+        readable, _, _ = select.select([conn.fileno()], [], [], 0)
+    except (OSError, ValueError, psycopg.Error):
+        return True
+    return bool(readable)
 
 
 def yoyo_url(url: str) -> str:
@@ -119,6 +166,9 @@ class PostgresStorage:
         self._url = url
         self._listener: PostgresListener | None = None
         self._sql = st.rendered("%s")
+        self._available = True
+        #: Operations given up on after QUERY_TIMEOUT, still cancelling on their connection.
+        self._abandoned: set[asyncio.Task[Any]] = set()
 
     @classmethod
     async def open(
@@ -139,7 +189,13 @@ class PostgresStorage:
             timeout=pool_timeout,
             open=False,
             configure=_configure,
-            kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT, "prepare_threshold": PREPARE_THRESHOLD},
+            reconnect_timeout=RECONNECT_TIMEOUT,
+            kwargs={
+                "autocommit": True,
+                "connect_timeout": CONNECT_TIMEOUT,
+                "prepare_threshold": PREPARE_THRESHOLD,
+                **KEEPALIVES,
+            },
         )
         try:
             await pool.open(wait=True, timeout=pool_timeout)
@@ -148,19 +204,62 @@ class PostgresStorage:
             raise StorageError("unavailable", None, f"cannot connect: {exc}") from exc
         return cls(pool, url)
 
-    @asynccontextmanager
-    async def _connection(self) -> AsyncIterator[psycopg.AsyncConnection]:
+    async def _run(self, work: Callable[[psycopg.AsyncConnection], Awaitable[T]]) -> T:
+        """``work`` on a pooled connection, answered within ``QUERY_TIMEOUT`` whatever the
+        network does. Raises ``StorageError("unavailable")`` when it cannot be."""
+        task = asyncio.ensure_future(self._on_connection(work))
         try:
-            async with self._pool.connection() as conn:
-                yield conn
-        except (psycopg.OperationalError, PoolTimeout) as exc:
-            # A dropped or refused connection; the pool replaces broken ones by itself.
-            raise StorageError("unavailable", None, str(exc)) from exc
+            await asyncio.wait((task,), timeout=QUERY_TIMEOUT)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        if not task.done():
+            # psycopg answers a cancellation by cancelling the query on the server, which on a
+            # dead link takes seconds more; the pool drops the connection once it is done.
+            task.cancel()
+            self._abandoned.add(task)
+            task.add_done_callback(_forget_abandoned(self._abandoned))
+            raise self._down(f"the database did not answer within {QUERY_TIMEOUT:g} s", None)
+        return task.result()
+
+    async def _on_connection(self, work: Callable[[psycopg.AsyncConnection], Awaitable[T]]) -> T:
+        budget = self._pool.timeout if self._available else DOWN_POOL_TIMEOUT
+        deadline = time.monotonic() + budget
+        try:
+            while True:
+                conn = await self._pool.getconn(timeout=max(deadline - time.monotonic(), 0.001))
+                if not _closed_by_server(conn):
+                    break
+                await conn.close()
+                await self._pool.putconn(conn)  # the pool discards it and connects a replacement
+            try:
+                result = await work(conn)
+            finally:
+                await self._pool.putconn(conn)
+        except PoolTimeout as exc:
+            raise self._down(f"no database connection within {budget:g} s", exc) from exc
+        except psycopg.OperationalError as exc:
+            # A dropped or refused connection (the pool replaces it), or a statement the
+            # server cancelled after statement_timeout.
+            raise self._down("lost the connection to the database", exc) from exc
+        if not self._available:
+            self._available = True
+            log.warning("the database is available again")
+        return result
+
+    def _down(self, message: str, cause: Exception | None) -> StorageError:
+        """The error for an unreachable store; logged (with the driver's words) once per outage."""
+        if self._available:
+            self._available = False
+            log.warning("the database is unavailable: %s%s", message, f" ({cause})" if cause else "")
+        return StorageError("unavailable", None, message)
 
     async def _fetch(self, statement: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-        async with self._connection() as conn:
+        async def fetch(conn: psycopg.AsyncConnection) -> list[tuple[Any, ...]]:
             cursor = await conn.execute(statement, params)
             return await cursor.fetchall()
+
+        return await self._run(fetch)
 
     async def get(self, key: Key) -> Record | None:
         rows = await self._fetch(self._sql["SELECT_RESOURCE"], _key_params(key))
@@ -182,9 +281,12 @@ class PostgresStorage:
         return _records(await self._fetch(st.render(st.referrers_sql(len(kinds)), "%s"), [org, href, *kinds]))
 
     async def commit(self, ops: Sequence[Operation]) -> None:
-        async with self._connection() as conn, conn.transaction():
-            for op in ops:
-                await self._apply(conn, op)
+        async def apply_all(conn: psycopg.AsyncConnection) -> None:
+            async with conn.transaction():
+                for op in ops:
+                    await self._apply(conn, op)
+
+        await self._run(apply_all)
 
     async def events(self, key: Key, after_seq: int, limit: int) -> list[EventRecord]:
         rows = await self._fetch(self._sql["SELECT_EVENTS"], (*_key_params(key), after_seq, limit))
@@ -208,6 +310,10 @@ class PostgresStorage:
     async def close(self) -> None:
         if self._listener is not None:
             await self._listener.close()
+        for task in self._abandoned:
+            task.cancel()
+        if self._abandoned:
+            await asyncio.wait(self._abandoned, timeout=1)
         await self._pool.close()
 
     async def _apply(self, conn: psycopg.AsyncConnection, op: Operation) -> None:
@@ -244,6 +350,15 @@ class PostgresStorage:
     async def _missing_or_conflict(self, conn: psycopg.AsyncConnection, key: Key) -> StorageError:
         cursor = await conn.execute(self._sql["EXISTS_RESOURCE"], _key_params(key))
         return StorageError("not_found" if await cursor.fetchone() is None else "conflict", key)
+
+
+def _forget_abandoned(tasks: set[asyncio.Task[Any]]) -> Callable[[asyncio.Task[Any]], None]:
+    def forget(task: asyncio.Task[Any]) -> None:
+        tasks.discard(task)
+        if not task.cancelled():
+            task.exception()  # retrieved: its failure was already reported as "unavailable"
+
+    return forget
 
 
 def _key_params(key: Key) -> tuple[str, str, str, str]:
