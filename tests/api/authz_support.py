@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx
+
+from plinth.auth.signing import CURRENT, SigningKey, load_key
+from plinth.storage import open_storage
+from tests.support.server import ServerProcess
 
 #: The reason the rows for users stay skipped until user sign-in lands (issue 3).
 USERS_PENDING = (
@@ -47,3 +52,26 @@ def assert_forbidden(response: httpx.Response, permission: str) -> None:
     body = response.json()
     assert body["status"] == 403 and body["code"] == "forbidden"
     assert body["details"]["permission"] == permission, body
+
+
+def database_url_of(server: ServerProcess) -> str | None:
+    """The ``--database-url`` the server was started with (``None``: SQLite in its data dir)."""
+    args = [str(a) for a in server.process.args]  # type: ignore[union-attr]
+    return args[args.index("--database-url") + 1] if "--database-url" in args else None
+
+
+def server_signing_key(server: ServerProcess) -> SigningKey:
+    """The server's current signing key, read from its store (as a second replica would)."""
+
+    async def read() -> SigningKey:
+        storage = await open_storage(database_url_of(server), server.data_dir)
+        try:
+            kid = await storage.get_meta(CURRENT)
+            assert kid is not None, "the server has no signing key"
+            key = await load_key(storage, kid)
+            assert key is not None
+            return key
+        finally:
+            await storage.close()
+
+    return asyncio.run(read())
