@@ -1,0 +1,350 @@
+"""Identity and access endpoints (issue 3, api.md §2.5-2.8, §3), through real HTTP on both backends:
+the bootstrap built-ins, keys, the built-in rules, the permissions schema, access reports, who
+made each change, and orgs sealed from each other."""
+
+from __future__ import annotations
+
+import stat
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.api.authz_support import assert_forbidden, every_item, ok, service_account_with_key
+from tests.support.server import ServerProcess
+
+ORG = "acme"
+SERVED_KINDS = ("domain", "group", "gvc", "org", "policy", "serviceaccount", "user", "volumeset")
+
+
+def _policy(name: str, kind: str, permissions: list[str], principals: list[str], **target: Any) -> dict[str, Any]:
+    return {
+        "name": name,
+        "targetKind": kind,
+        **(target or {"target": "all"}),
+        "bindings": [{"permissions": permissions, "principalLinks": principals}],
+    }
+
+
+def _grant(api: httpx.Client, name: str, kind: str, permissions: list[str], principal: str, **target: Any) -> None:
+    ok(api.post(f"/org/{ORG}/policy", json=_policy(name, kind, permissions, [principal], **target)), 201)
+
+
+# -- bootstrap -----------------------------------------------------------------------------------
+
+
+def test_bootstrap_builtins_exist_with_origin_builtin(api: httpx.Client) -> None:
+    groups = {g["name"]: g for g in every_item(api, api.get(f"/org/{ORG}/group"))}
+    assert groups["superusers"]["origin"] == "builtin" and groups["viewers"]["origin"] == "builtin"
+    assert f"/org/{ORG}/serviceaccount/admin" in groups["superusers"]["memberLinks"]
+    policies = {p["name"]: p for p in every_item(api, api.get(f"/org/{ORG}/policy"))}
+    for kind in SERVED_KINDS:
+        for group, permission in (("superusers", "manage"), ("viewers", "view")):
+            policy = policies[f"{group}-{kind}"]
+            assert policy["origin"] == "builtin" and policy["targetKind"] == kind and policy["target"] == "all"
+            assert policy["bindings"] == [
+                {"permissions": [permission], "principalLinks": [f"/org/{ORG}/group/{group}"]}
+            ]
+    assert ok(api.get(f"/org/{ORG}/serviceaccount/admin"))["keys"], "the bootstrap admin holds its key"
+
+
+def test_the_admin_key_is_written_0600_and_printed_once(server: ServerProcess) -> None:
+    path = server.data_dir / "bootstrap-admin.key"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert path.read_text().strip() == server.key
+    assert sum(line.count(server.key) for line in server.log_lines()) == 1
+
+
+def test_client_policies_and_groups_get_origin_default_and_cannot_claim_builtin(api: httpx.Client, unique: str) -> None:
+    body = {"name": unique, "origin": "builtin", "memberLinks": []}
+    assert ok(api.post(f"/org/{ORG}/group", json=body), 201)["origin"] == "default"
+    assert ok(api.delete(f"/org/{ORG}/group/{unique}"), 202) is None
+
+
+# -- keys ------------------------------------------------------------------------------------------
+
+
+def test_add_key_returns_the_secret_once_and_the_key_works(
+    server: ServerProcess, api: httpx.Client, unique: str
+) -> None:
+    ok(api.post(f"/org/{ORG}/serviceaccount", json={"name": unique}), 201)
+    r = api.post(f"/org/{ORG}/serviceaccount/{unique}/-addKey", json={"description": "ci"})
+    minted = ok(r, 201)
+    assert set(minted) == {"name", "created", "key", "description"}
+    assert minted["description"] == "ci" and minted["created"].endswith("Z")
+    key = minted["key"]
+    assert key.split(".")[0] == minted["name"] and len(minted["name"]) == 16 and key.startswith("s")
+
+    stored = api.get(f"/org/{ORG}/serviceaccount/{unique}")
+    assert ok(stored)["keys"] == [{"name": minted["name"], "created": minted["created"], "description": "ci"}]
+    listed = api.get(f"/org/{ORG}/serviceaccount")
+    queried = api.post(
+        f"/org/{ORG}/serviceaccount/-query", json={"spec": {"terms": [{"property": "name", "value": unique}]}}
+    )
+    for r in (stored, listed, queried, api.get(f"/org/{ORG}/serviceaccount/{unique}/-eventlog")):
+        assert key not in r.text and key.split(".", 2)[2] not in r.text
+
+    with server.client(key) as robot:
+        assert_forbidden(robot.get(f"/org/{ORG}"), "view")  # authenticated (403, not 401), holds nothing
+        ok(api.patch(f"/org/{ORG}/group/viewers", json={"$append/memberLinks": [f"//serviceaccount/{unique}"]}))
+        try:
+            assert ok(robot.get(f"/org/{ORG}"))["name"] == ORG
+        finally:
+            ok(
+                api.patch(
+                    f"/org/{ORG}/group/viewers", json={"$drop/memberLinks": [f"/org/{ORG}/serviceaccount/{unique}"]}
+                )
+            )
+
+
+def test_add_key_needs_a_description(api: httpx.Client, unique: str) -> None:
+    ok(api.post(f"/org/{ORG}/serviceaccount", json={"name": unique}), 201)
+    for body in ({}, {"description": ""}, {"description": "x" * 251}):
+        assert api.post(f"/org/{ORG}/serviceaccount/{unique}/-addKey", json=body).status_code == 400
+    assert ok(api.get(f"/org/{ORG}/serviceaccount/{unique}"))["keys"] == []
+
+
+def test_dropping_a_key_revokes_it_at_once_and_only_it(server: ServerProcess, api: httpx.Client, unique: str) -> None:
+    first = service_account_with_key(api, ORG, unique)
+    second = ok(api.post(f"/org/{ORG}/serviceaccount/{unique}/-addKey", json={"description": "two"}), 201)["key"]
+    _grant(api, unique, "org", ["view"], f"//serviceaccount/{unique}")
+    with server.client(first) as one, server.client(second) as two:
+        assert one.get(f"/org/{ORG}").status_code == 200 and two.get(f"/org/{ORG}").status_code == 200
+        dropped = ok(api.patch(f"/org/{ORG}/serviceaccount/{unique}", json={"$drop/keys": [first.split(".")[0]]}))
+        assert [k["name"] for k in dropped["keys"]] == [second.split(".")[0]]
+        # No wait: the same server answers the next request with the key revoked.
+        assert one.get(f"/org/{ORG}").status_code == 401
+        assert two.get(f"/org/{ORG}").status_code == 200
+
+
+def test_keys_cannot_be_written_except_dropped(api: httpx.Client, unique: str) -> None:
+    ok(api.post(f"/org/{ORG}/serviceaccount", json={"name": unique}), 201)
+    forged = [{"name": "sforgedforgedfor", "created": "2020-01-01T00:00:00Z", "description": "x"}]
+    for r in (
+        api.patch(f"/org/{ORG}/serviceaccount/{unique}", json={"keys": forged}),
+        api.patch(f"/org/{ORG}/serviceaccount/{unique}", json={"$append/keys": forged}),
+        api.put(f"/org/{ORG}/serviceaccount/{unique}", json={"name": unique, "keys": forged}),
+    ):
+        assert r.status_code in (200, 400), r.text
+    assert ok(api.get(f"/org/{ORG}/serviceaccount/{unique}"))["keys"] == []
+
+
+# -- built-in rules ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", ["group/superusers", "group/viewers", "policy/superusers-gvc", "policy/viewers-org"])
+def test_builtins_cannot_be_deleted(api: httpx.Client, path: str) -> None:
+    r = api.delete(f"/org/{ORG}/{path}")
+    assert r.status_code == 409 and r.json()["code"] == "conflict", r.text
+    assert ok(api.get(f"/org/{ORG}/{path}"))["origin"] == "builtin"
+
+
+def test_builtin_policies_cannot_be_edited(api: httpx.Client) -> None:
+    path = f"/org/{ORG}/policy/viewers-gvc"
+    before = ok(api.get(path))
+    everything = {"permissions": ["manage"], "principalLinks": [f"/org/{ORG}/group/viewers"]}
+    for r in (
+        api.patch(path, json={"description": "edited"}),
+        api.patch(path, json={"bindings": [everything]}),
+        api.put(path, json={**_policy("viewers-gvc", "gvc", ["manage"], ["//group/viewers"])}),
+        api.put(f"/org/{ORG}/policy", json={**_policy("viewers-gvc", "gvc", ["manage"], ["//group/viewers"])}),
+    ):
+        assert r.status_code == 409 and r.json()["code"] == "conflict", r.text
+    assert ok(api.get(path)) == before
+
+
+def test_builtin_group_membership_can_be_edited(api: httpx.Client, unique: str) -> None:
+    ok(api.post(f"/org/{ORG}/serviceaccount", json={"name": unique}), 201)
+    added = ok(api.patch(f"/org/{ORG}/group/viewers", json={"$append/memberLinks": [f"//serviceaccount/{unique}"]}))
+    assert f"/org/{ORG}/serviceaccount/{unique}" in added["memberLinks"]
+    dropped = ok(
+        api.patch(f"/org/{ORG}/group/viewers", json={"$drop/memberLinks": [f"/org/{ORG}/serviceaccount/{unique}"]})
+    )
+    assert f"/org/{ORG}/serviceaccount/{unique}" not in dropped["memberLinks"]
+
+
+def test_superusers_cannot_be_left_without_a_member(api: httpx.Client) -> None:
+    path = f"/org/{ORG}/group/superusers"
+    before = ok(api.get(path))
+    only = before["memberLinks"]
+    for r in (
+        api.patch(path, json={"memberLinks": []}),
+        api.patch(path, json={"memberLinks": None}),
+        api.patch(path, json={"$drop/memberLinks": only}),
+        api.put(path, json={"name": "superusers"}),
+    ):
+        assert r.status_code == 400, r.text
+        assert r.json()["details"]["errors"][0]["path"] == "memberLinks"
+    assert ok(api.get(path)) == before
+
+
+# -- permissions schema and access reports ---------------------------------------------------------
+
+
+def test_schema_permissions_shape(api: httpx.Client) -> None:
+    sa = ok(api.get(f"/org/{ORG}/serviceaccount/-schema/permissions"))
+    assert sa["kind"] == "permissions" and sa["targetKind"] == "serviceaccount"
+    assert {i["name"] for i in sa["items"]} == {"addKey", "create", "delete", "edit", "manage", "view"}
+    assert all(isinstance(i["description"], str) and i["description"] for i in sa["items"])
+    assert sa["implied"]["edit"] == ["view"]
+    assert set(sa["implied"]["manage"]) == {"addKey", "create", "delete", "edit", "manage", "view"}
+    assert {"rel": "self", "href": f"/org/{ORG}/serviceaccount/-schema/permissions"} in sa["links"]
+    policy = ok(api.get(f"/org/{ORG}/policy/-schema/permissions"))
+    assert {i["name"] for i in policy["items"]} == {"create", "delete", "edit", "manage", "view"}
+    for kind in SERVED_KINDS:
+        if kind == "org":
+            continue  # its own test, below
+        schema = ok(api.get(f"/org/{ORG}/{kind}/-schema/permissions"))
+        assert schema["targetKind"] == kind and "view" in {i["name"] for i in schema["items"]}
+        assert "view" in schema["implied"]["edit"]
+    assert api.get(f"/org/{ORG}/spaceship/-schema/permissions").status_code == 404
+
+
+def test_the_org_permissions_schema_is_reachable(api: httpx.Client) -> None:
+    """Policies may target the org (targetKind org), so its permissions must be readable at the
+    same path as every kind's: /org/{org}/org/-schema/permissions."""
+    schema = ok(api.get(f"/org/{ORG}/org/-schema/permissions"))
+    assert schema["kind"] == "permissions" and schema["targetKind"] == "org"
+    names = {i["name"] for i in schema["items"]}
+    assert {"edit", "manage", "view"} <= names and not {"create", "delete"} & names
+    assert schema["implied"]["edit"] == ["view"]
+    assert {"rel": "self", "href": f"/org/{ORG}/org/-schema/permissions"} in schema["links"]
+    # Only the schema: orgs still do not nest.
+    for path in (f"/org/{ORG}/org", f"/org/{ORG}/org/{ORG}", f"/org/{ORG}/org/-query"):
+        assert api.get(path).status_code == 404
+
+
+def test_access_report_says_who_holds_what_through_which_policy(api: httpx.Client, unique: str) -> None:
+    ok(api.post(f"/org/{ORG}/gvc", json={"name": unique, "tags": {"report": unique}}), 201)
+    ok(api.post(f"/org/{ORG}/serviceaccount", json={"name": unique}), 201)
+    ok(api.post(f"/org/{ORG}/group", json={"name": unique, "memberLinks": [f"//serviceaccount/{unique}"]}), 201)
+    by_link = _policy(
+        f"{unique}-link", "gvc", ["view"], [f"//serviceaccount/{unique}"], targetLinks=[f"//gvc/{unique}"]
+    )
+    query = {"spec": {"terms": [{"op": "=", "tag": "report", "value": unique}]}}
+    by_query = _policy(f"{unique}-query", "gvc", ["edit"], [f"//group/{unique}"], targetQuery=query)
+    other = _policy(f"{unique}-other", "gvc", ["delete"], [f"//group/{unique}"], targetLinks=["//gvc/somewhere-else"])
+    for body in (by_link, by_query, other):
+        ok(api.post(f"/org/{ORG}/policy", json=body), 201)
+
+    report = ok(api.get(f"/org/{ORG}/gvc/{unique}/-accessreport"))
+    assert report["kind"] == "accessreport" and report["created"]
+    assert {"rel": "self", "href": f"/org/{ORG}/gvc/{unique}/-accessreport"} in report["links"]
+    held = {p["name"]: p for p in report["permissions"]}
+    assert set(held) >= {"create", "delete", "edit", "manage", "view"}
+    assert all(p["description"] for p in report["permissions"])
+
+    def rows(permission: str) -> set[tuple[str, str, tuple[str, ...], str]]:
+        return {
+            (b["principalLink"], b["grantingPolicyLink"].rsplit("/", 1)[-1], tuple(b["grantedPermissions"]), b["match"])
+            for b in held[permission]["bindings"]
+        }
+
+    sa, group, superusers, viewers = (
+        f"/org/{ORG}/serviceaccount/{unique}",
+        f"/org/{ORG}/group/{unique}",
+        f"/org/{ORG}/group/superusers",
+        f"/org/{ORG}/group/viewers",
+    )
+    assert rows("view") == {
+        (sa, f"{unique}-link", ("view",), "link"),
+        (group, f"{unique}-query", ("edit",), "query"),
+        (superusers, "superusers-gvc", ("manage",), "all"),
+        (viewers, "viewers-gvc", ("view",), "all"),
+    }
+    assert rows("edit") == {
+        (group, f"{unique}-query", ("edit",), "query"),
+        (superusers, "superusers-gvc", ("manage",), "all"),
+    }
+    assert rows("delete") == {(superusers, "superusers-gvc", ("manage",), "all")}  # "other" does not cover it
+    assert all(
+        b["grantingPolicyLink"].startswith(f"/org/{ORG}/policy/") for p in report["permissions"] for b in p["bindings"]
+    )
+
+
+# -- who made each change ---------------------------------------------------------------------------
+
+
+def test_every_event_names_the_principal_that_made_the_change(
+    server: ServerProcess, api: httpx.Client, unique: str
+) -> None:
+    actor_key = service_account_with_key(api, ORG, unique)
+    actor = f"/org/{ORG}/serviceaccount/{unique}"
+    admin = f"/org/{ORG}/serviceaccount/admin"
+    _grant(api, unique, "gvc", ["manage"], f"//serviceaccount/{unique}")
+    _grant(api, f"{unique}-keys", "serviceaccount", ["addKey", "edit"], f"//serviceaccount/{unique}")
+    target = f"{unique}-t"
+    ok(api.post(f"/org/{ORG}/serviceaccount", json={"name": target}), 201)
+    with server.client(actor_key) as robot:
+        ok(robot.post(f"/org/{ORG}/gvc", json={"name": unique}), 201)
+        ok(robot.patch(f"/org/{ORG}/gvc/{unique}", json={"description": "by the robot"}))
+        ok(api.patch(f"/org/{ORG}/gvc/{unique}", json={"description": "by the admin"}))
+        assert robot.delete(f"/org/{ORG}/gvc/{unique}").status_code == 202
+        minted = ok(robot.post(f"/org/{ORG}/serviceaccount/{target}/-addKey", json={"description": "by robot"}), 201)
+        ok(api.patch(f"/org/{ORG}/serviceaccount/{target}", json={"$drop/keys": [minted["name"]]}))
+
+    gvc_events = every_item(api, api.get(f"/org/{ORG}/gvc/{unique}/-eventlog"))
+    assert [(e["status"], e["context"]["principalLink"]) for e in gvc_events] == [
+        ("created", actor),
+        ("updated", actor),
+        ("updated", admin),
+        ("deleted", actor),
+    ]
+    sa_events = every_item(api, api.get(f"/org/{ORG}/serviceaccount/{target}/-eventlog"))
+    assert [e["context"]["principalLink"] for e in sa_events] == [admin, actor, admin]
+    policy_events = every_item(api, api.get(f"/org/{ORG}/policy/{unique}/-eventlog"))
+    assert [e["context"]["principalLink"] for e in policy_events] == [admin]
+    for event in gvc_events + sa_events + policy_events:
+        assert event["kind"] == "event" and event["context"]["link"].startswith(f"/org/{ORG}/")
+
+
+# -- orgs sealed from each other --------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def beta(api: httpx.Client) -> str:
+    r = api.post("/org", json={"name": "beta"})
+    assert r.status_code == 201, r.text
+    return "beta"
+
+
+def test_a_new_org_gets_the_same_builtins(api: httpx.Client, beta: str) -> None:
+    group = ok(api.get(f"/org/{beta}/group/superusers"))
+    assert group["origin"] == "builtin" and group["memberLinks"] == [f"/org/{beta}/serviceaccount/admin"]
+    names = {p["name"] for p in every_item(api, api.get(f"/org/{beta}/policy"))}
+    assert {f"{g}-{k}" for g in ("superusers", "viewers") for k in SERVED_KINDS} <= names
+
+
+def test_without_the_server_admin_right_no_org_is_created(
+    server: ServerProcess, api: httpx.Client, unique: str, beta: str
+) -> None:
+    key = service_account_with_key(api, ORG, unique)
+    ok(api.patch(f"/org/{ORG}/group/superusers", json={"$append/memberLinks": [f"//serviceaccount/{unique}"]}))
+    try:
+        with server.client(key) as superuser:
+            assert ok(superuser.get(f"/org/{ORG}"))["name"] == ORG  # manages acme ...
+            for r in (
+                superuser.post("/org", json={"name": f"{unique}-org"}),  # ... but creates no org
+                superuser.put("/org", json={"name": f"{unique}-org"}),
+            ):
+                assert_forbidden(r, "org.create")
+            # An org's own path belongs to that org: a key of acme proves nothing there.
+            assert superuser.put(f"/org/{unique}-org", json={"name": f"{unique}-org"}).status_code == 401
+            names = [o["name"] for o in every_item(superuser, superuser.get("/org"))]
+            assert names == [ORG]  # only its own org, though beta exists
+            assert superuser.get(f"/org/{beta}").status_code == 401
+    finally:
+        drop = {"$drop/memberLinks": [f"/org/{ORG}/serviceaccount/{unique}"]}
+        ok(api.patch(f"/org/{ORG}/group/superusers", json=drop))
+    assert api.get(f"/org/{unique}-org").status_code == 404
+
+
+def test_the_server_admin_lists_every_org(api: httpx.Client, beta: str) -> None:
+    names = {o["name"] for o in every_item(api, api.get("/org"))}
+    assert {ORG, beta} <= names
+
+
+def test_get_org_without_view_lists_nothing(server: ServerProcess, api: httpx.Client, unique: str) -> None:
+    key = service_account_with_key(api, ORG, unique)
+    with server.client(key) as nobody:
+        assert every_item(nobody, nobody.get("/org")) == []
