@@ -163,6 +163,33 @@ def test_builtin_group_membership_can_be_edited(api: httpx.Client, unique: str) 
     assert f"/org/{ORG}/serviceaccount/{unique}" not in dropped["memberLinks"]
 
 
+def test_dropping_a_member_by_its_short_link_removes_it(server: ServerProcess, api: httpx.Client, unique: str) -> None:
+    """Links are stored in full form; a $drop naming the short form (or another case of a user's
+    email) must still remove the member, or a member the client removed keeps its access."""
+    key = service_account_with_key(api, ORG, unique)
+    members = [f"//serviceaccount/{unique}", "//serviceaccount/admin", "//user/ada@example.com"]
+    ok(api.post(f"/org/{ORG}/group", json={"name": unique, "memberLinks": members}), 201)
+    _grant(api, unique, "org", ["view"], f"//group/{unique}")
+    with server.client(key) as member:
+        assert ok(member.get(f"/org/{ORG}"))["name"] == ORG
+        drop = {"$drop/memberLinks": [f"//serviceaccount/{unique}", "//user/Ada@Example.com"]}
+        assert ok(api.patch(f"/org/{ORG}/group/{unique}", json=drop))["memberLinks"] == [
+            f"/org/{ORG}/serviceaccount/admin"
+        ]
+        assert_forbidden(member.get(f"/org/{ORG}"), "view")
+    policy = {"$drop/targetLinks": ["//gvc/a"]}
+    ok(
+        api.post(
+            f"/org/{ORG}/policy",
+            json=_policy(
+                f"{unique}-t", "gvc", ["view"], ["//group/viewers"], targetLinks=["//gvc/a", f"/org/{ORG}/gvc/b"]
+            ),
+        ),
+        201,
+    )
+    assert ok(api.patch(f"/org/{ORG}/policy/{unique}-t", json=policy))["targetLinks"] == [f"/org/{ORG}/gvc/b"]
+
+
 def test_superusers_cannot_be_left_without_a_member(api: httpx.Client) -> None:
     path = f"/org/{ORG}/group/superusers"
     before = ok(api.get(path))
