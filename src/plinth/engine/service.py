@@ -221,7 +221,7 @@ class Engine:
         def merged(old: Item | None) -> dict[str, Any]:
             assert old is not None
             patch_body = pipeline.strip_server_owned(t.kind, body)
-            return apply_patch(client_view(t.kind, old), patch_body, t.kind.name)
+            return apply_patch(client_view(t.kind, old), patch_body, t.kind.name, t.org)
 
         def server_values(old: Item | None) -> dict[str, Any]:
             values = dict(system(old)) if system else {}
