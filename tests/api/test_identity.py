@@ -205,6 +205,70 @@ def test_superusers_cannot_be_left_without_a_member(api: httpx.Client) -> None:
     assert ok(api.get(path)) == before
 
 
+# -- deleted principals --------------------------------------------------------------------------
+
+
+def test_a_recreated_service_account_inherits_nothing(server: ServerProcess, api: httpx.Client, unique: str) -> None:
+    """Deleting a service account revokes its keys, and its grants with them: whoever makes an
+    account of the same name later (serviceaccount create is enough) must not find them again."""
+    old_key = service_account_with_key(api, ORG, unique)
+    me = f"/org/{ORG}/serviceaccount/{unique}"
+    members = [f"//serviceaccount/{unique}", "//serviceaccount/admin"]
+    ok(api.post(f"/org/{ORG}/group", json={"name": unique, "memberLinks": members}), 201)
+    _grant(api, f"{unique}-via-group", "org", ["view"], f"//group/{unique}")
+    both = _policy(f"{unique}-direct", "gvc", ["view"], [f"//serviceaccount/{unique}", "//group/viewers"])
+    ok(api.post(f"/org/{ORG}/policy", json=both), 201)
+    _grant(api, f"{unique}-alone", "domain", ["view"], f"//serviceaccount/{unique}")
+    with server.client(old_key) as old:
+        assert ok(old.get(f"/org/{ORG}"))["name"] == ORG
+
+    assert api.delete(f"/org/{ORG}/serviceaccount/{unique}").status_code == 202
+    group = ok(api.get(f"/org/{ORG}/group/{unique}"))
+    assert group["memberLinks"] == [f"/org/{ORG}/serviceaccount/admin"]
+    assert ok(api.get(f"/org/{ORG}/policy/{unique}-direct"))["bindings"] == [
+        {"permissions": ["view"], "principalLinks": [f"/org/{ORG}/group/viewers"]}
+    ]
+    assert ok(api.get(f"/org/{ORG}/policy/{unique}-alone"))["bindings"] == []
+    events = every_item(api, api.get(f"/org/{ORG}/group/{unique}/-eventlog"))
+    assert (events[-1]["status"], events[-1]["context"]["principalLink"]) == (
+        "updated",
+        f"/org/{ORG}/serviceaccount/admin",
+    )
+    # What referred to it stays editable (no dangling link to trip the reference check).
+    assert ok(api.patch(f"/org/{ORG}/group/{unique}", json={"description": "still editable"}))
+
+    new_key = service_account_with_key(api, ORG, unique)
+    with server.client(new_key) as heir, server.client(old_key) as old:
+        assert old.get(f"/org/{ORG}").status_code == 401
+        assert_forbidden(heir.get(f"/org/{ORG}"), "view")
+        assert every_item(heir, heir.get(f"/org/{ORG}/gvc")) == []
+        assert every_item(heir, heir.get(f"/org/{ORG}/domain")) == []
+    assert me not in str(ok(api.get(f"/org/{ORG}/policy/{unique}-direct")))
+
+
+def test_a_recreated_group_inherits_nothing(server: ServerProcess, api: httpx.Client, unique: str) -> None:
+    key = service_account_with_key(api, ORG, unique)
+    ok(api.post(f"/org/{ORG}/group", json={"name": unique, "memberLinks": [f"//serviceaccount/{unique}"]}), 201)
+    _grant(api, unique, "org", ["view"], f"//group/{unique}")
+    with server.client(key) as member:
+        assert ok(member.get(f"/org/{ORG}"))["name"] == ORG
+        assert api.delete(f"/org/{ORG}/group/{unique}").status_code == 202
+        assert ok(api.get(f"/org/{ORG}/policy/{unique}"))["bindings"] == []
+        ok(api.post(f"/org/{ORG}/group", json={"name": unique, "memberLinks": [f"//serviceaccount/{unique}"]}), 201)
+        assert_forbidden(member.get(f"/org/{ORG}"), "view")
+
+
+def test_the_last_member_of_superusers_cannot_be_deleted(api: httpx.Client, beta: str) -> None:
+    """A new org's superusers holds only its admin account: deleting that account would leave
+    the org with no one to manage it."""
+    path = f"/org/{beta}/serviceaccount/admin"
+    for r in (api.delete(f"{path}?dryRun=true"), api.delete(path)):
+        assert r.status_code == 409 and r.json()["code"] == "conflict", r.text
+        assert "superusers" in r.json()["message"]
+    assert ok(api.get(path))["name"] == "admin"
+    assert ok(api.get(f"/org/{beta}/group/superusers"))["memberLinks"] == [path]
+
+
 # -- permissions schema and access reports ---------------------------------------------------------
 
 
