@@ -335,17 +335,56 @@ class Engine:
                 )
             if any(k.scope == t.kind.name for k in self.kinds.values()):
                 await self._guard_children(t)
+            now = self.clock()
+            forgotten = await self._forget(t, access.principal_link, now)
             if dry_run:
                 return
-            now = self.clock()
             event_id, event = event_doc("deleted", t.href, record.version, access.principal_link, now)
             ops: list[Operation] = [Delete(t.key, record.version), AppendEvent(t.key, event_id, now, event)]
-            if t.kind.affects_access:
+            ops += forgotten
+            if t.kind.affects_access or forgotten:
                 ops.append(bump_access_generation())
             ops += await refresh_dependants(self.storage, self.kinds, t.kind, t.org, t.href, t.name, None, now)
             if await self._commit(t, ops, WriteResult(202, b""), pinned=False) is not None:
                 return
         raise Conflict("The item is changing too fast to delete; retry", {"name": t.name})
+
+    async def _forget(self, t: Target, actor: str, now: str) -> list[Operation]:
+        """Updates that drop the links to ``t`` which referring items must let go of (the kinds'
+        ``forget`` hooks); 409 when one of them would break its kind's rules without it."""
+        ops: list[Operation] = []
+        for kind in self.kinds.values():
+            if kind.forget is None:
+                continue
+            for record in await self.storage.referrers(t.org, t.href, [kind.name]):
+                old = orjson.loads(record.doc)
+                item = kind.forget(old, t.href, t.org)
+                if item is None:
+                    continue
+                gvc = record.key.parent or None
+                errors = kind.validate(item, old, KindContext(org=t.org, now=now, gvc=gvc, id=old["id"]))
+                href = href_of(kind, t.org, gvc, record.key.name)
+                if errors:
+                    first = errors[0]
+                    raise Conflict(
+                        f"{t.kind.title} '{t.name}' cannot be deleted: without it, {kind.name} "
+                        f"'{record.key.name}' would break a rule ({first.path}: {first.message})",
+                        {
+                            "kind": t.kind.name,
+                            "name": t.name,
+                            "dependant": href,
+                            "errors": [e.as_dict() for e in errors],
+                        },
+                    )
+                version = record.version + 1
+                item = {**item, "version": version, "lastModified": now}
+                _, _, hrefs = await check_references(self.storage, self.kinds, t.org, kind.references(item, t.org), {})
+                event_id, event = event_doc("updated", href, version, actor, now)
+                ops += [
+                    Put(Record(record.key, record.id, version, orjson.dumps(item)), record.version, tuple(hrefs)),
+                    AppendEvent(record.key, event_id, now, event),
+                ]
+        return ops
 
     async def _guard_children(self, t: Target) -> None:
         children = await child_names(self.storage, self.kinds, t.kind.name, t.org, t.name)
