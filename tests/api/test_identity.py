@@ -205,6 +205,28 @@ def test_superusers_cannot_be_left_without_a_member(api: httpx.Client) -> None:
     assert ok(api.get(path)) == before
 
 
+# -- PUT (cpln apply) ---------------------------------------------------------------------------------
+
+
+def test_put_needs_create_for_a_new_item_and_edit_for_an_existing_one(
+    server: ServerProcess, api: httpx.Client, unique: str
+) -> None:
+    creator_key = service_account_with_key(api, ORG, f"{unique}-c")
+    editor_key = service_account_with_key(api, ORG, f"{unique}-e")
+    _grant(api, f"{unique}-c", "gvc", ["create"], f"//serviceaccount/{unique}-c")
+    _grant(api, f"{unique}-e", "gvc", ["edit"], f"//serviceaccount/{unique}-e")
+    ok(api.post(f"/org/{ORG}/gvc", json={"name": unique, "description": "before"}), 201)
+    with server.client(creator_key) as creator, server.client(editor_key) as editor:
+        assert_forbidden(creator.put(f"/org/{ORG}/gvc", json={"name": unique, "description": "c"}), "edit")
+        assert_forbidden(creator.put(f"/org/{ORG}/gvc/{unique}", json={"name": unique, "description": "c"}), "edit")
+        assert_forbidden(editor.put(f"/org/{ORG}/gvc", json={"name": f"{unique}-new"}), "create")
+        assert_forbidden(editor.put(f"/org/{ORG}/gvc/{unique}-new", json={"name": f"{unique}-new"}), "create")
+        assert ok(api.get(f"/org/{ORG}/gvc/{unique}"))["description"] == "before"
+        assert api.get(f"/org/{ORG}/gvc/{unique}-new").status_code == 404
+        assert ok(editor.put(f"/org/{ORG}/gvc", json={"name": unique, "description": "e"}))["description"] == "e"
+        assert ok(creator.put(f"/org/{ORG}/gvc", json={"name": f"{unique}-new"}), 201)["name"] == f"{unique}-new"
+
+
 # -- deleted principals --------------------------------------------------------------------------
 
 
