@@ -324,6 +324,22 @@ def test_a_key_of_another_org_gets_the_same_401_for_what_exists_and_what_does_no
     assert refused.status_code == 403 and forge.admin.get("/org/gamma").status_code == 404
 
 
+def test_a_key_that_expires_while_cached_is_refused_once_expired(forge: Forge) -> None:
+    """The server caches verified keys; the cache must not outlive a key's ``exp``."""
+    import time
+
+    token = mint(forge.signing, ORG, "admin", forge.admin_key_name, expires_in=2)
+    expires = _unb64(token.split(".")[3])["exp"]
+    assert time.time() < expires
+    r = forge.anonymous.get(f"/org/{ORG}/gvc/{SENTINEL}", headers=bearer(token))
+    assert r.status_code == 200, "a key is good until it expires"
+    while time.time() <= expires + 0.1:
+        time.sleep(0.05)
+    before = forge.snapshot()
+    _probe(forge, bearer(token))
+    assert forge.snapshot() == before
+
+
 def test_the_bare_key_and_any_case_of_bearer_are_accepted(forge: Forge) -> None:
     """The control for the probes above: a real key in every accepted form reads the item."""
     for value in (
