@@ -227,6 +227,55 @@ def test_put_needs_create_for_a_new_item_and_edit_for_an_existing_one(
         assert ok(creator.put(f"/org/{ORG}/gvc", json={"name": f"{unique}-new"}), 201)["name"] == f"{unique}-new"
 
 
+# -- cached decisions are made on what they depend on ----------------------------------------------
+
+
+def _query_grant(api: httpx.Client, unique: str, permissions: list[str]) -> str:
+    """A service account holding ``permissions`` on gvcs tagged ``team=<unique>``; its key."""
+    key = service_account_with_key(api, ORG, unique)
+    query = {"spec": {"terms": [{"op": "=", "tag": "team", "value": unique}]}}
+    ok(
+        api.post(
+            f"/org/{ORG}/policy",
+            json=_policy(unique, "gvc", permissions, [f"//serviceaccount/{unique}"], targetQuery=query),
+        ),
+        201,
+    )
+    return key
+
+
+def test_a_create_is_judged_on_its_own_candidate(server: ServerProcess, api: httpx.Client, unique: str) -> None:
+    """A targetQuery covers a new item by what the item will hold: an earlier request for the same
+    name (a dry run, a refused try) must not decide a later one."""
+    key = _query_grant(api, unique, ["create"])
+    tagged = {"tags": {"team": unique}}
+    with server.client(key) as robot:
+        ok(robot.post(f"/org/{ORG}/gvc?dryRun=true", json={"name": f"{unique}-a", **tagged}))
+        assert_forbidden(robot.post(f"/org/{ORG}/gvc", json={"name": f"{unique}-a"}), "create")
+        assert api.get(f"/org/{ORG}/gvc/{unique}-a").status_code == 404
+
+        assert_forbidden(robot.post(f"/org/{ORG}/gvc", json={"name": f"{unique}-b"}), "create")
+        assert ok(robot.post(f"/org/{ORG}/gvc", json={"name": f"{unique}-b", **tagged}), 201)["name"] == f"{unique}-b"
+
+
+def test_an_item_made_again_under_the_same_name_is_judged_afresh(
+    server: ServerProcess, api: httpx.Client, unique: str
+) -> None:
+    """Versions start again at 1 when an item is deleted and made again; a decision about the
+    old item must not carry over to the new one."""
+    key = _query_grant(api, unique, ["view", "edit"])
+    path = f"/org/{ORG}/gvc/{unique}"
+    ok(api.post(f"/org/{ORG}/gvc", json={"name": unique, "tags": {"team": unique}}), 201)
+    with server.client(key) as robot:
+        assert ok(robot.get(path))["version"] == 1
+        assert api.delete(path).status_code == 202
+        assert ok(api.post(f"/org/{ORG}/gvc", json={"name": unique, "tags": {"team": "other"}}), 201)["version"] == 1
+        assert_forbidden(robot.get(path), "view")
+        assert_forbidden(robot.patch(path, json={"description": "not mine"}), "edit")
+        assert every_item(robot, robot.get(f"/org/{ORG}/gvc")) == []
+    assert ok(api.get(path))["description"] != "not mine"
+
+
 # -- deleted principals --------------------------------------------------------------------------
 
 
