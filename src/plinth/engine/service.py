@@ -16,7 +16,7 @@ import orjson
 
 from plinth.auth.generation import bump as bump_access_generation
 from plinth.engine import pipeline
-from plinth.engine.access import Access, Unrestricted, require
+from plinth.engine.access import Access, Unrestricted, require, stamp_of
 from plinth.engine.patch import apply_patch
 from plinth.engine.references import check_references, child_names, normalise_links, refresh_dependants
 from plinth.engine.render import (
@@ -141,7 +141,7 @@ class Engine:
         record = await self._get(t.key, t)
         if record is None:
             raise not_found(t.kind.name, t.name)
-        require(access, t.kind, "view", t.href, record.version, lambda: orjson.loads(record.doc))
+        require(access, t.kind, "view", t.href, stamp_of(record), lambda: orjson.loads(record.doc))
         return record.doc
 
     async def _get(self, key: Key, t: Target) -> Record | None:
@@ -242,7 +242,7 @@ class Engine:
                 raise storage_error(StorageError("exists"), t.kind.name, t.name)
             old: Item | None = orjson.loads(old_record.doc) if old_record else None
             if old is not None and old_record is not None:
-                require(w.access, t.kind, "edit", t.href, old_record.version, lambda old=old: old)  # type: ignore[misc]
+                require(w.access, t.kind, "edit", t.href, stamp_of(old_record), lambda old=old: old)  # type: ignore[misc]
                 if t.kind.builtin_is_read_only and old.get("origin") == "builtin" and w.access is not SYSTEM:
                     raise Conflict(f"Built-in {t.kind.name} '{t.name}' cannot be edited", {"kind": t.kind.name})
             if w.expected is not None and old is not None and old["version"] != w.expected:
@@ -268,7 +268,7 @@ class Engine:
         system = w.make_system(old) if w.make_system else None
         candidate, errors = pipeline.build_candidate(t.kind, stripped, old, ctx, t.name, system)
         if old is None:
-            require(w.access, t.kind, "create", t.href, 0, lambda: candidate)
+            require(w.access, t.kind, "create", t.href, None, lambda: candidate)  # judged on this candidate
         refs = t.kind.references(candidate, t.org) if not errors else []
         ref_errors, resolved, hrefs = await check_references(self.storage, self.kinds, t.org, refs, {})
         errors += ref_errors
@@ -325,7 +325,7 @@ class Engine:
             if record is None:
                 raise not_found(t.kind.name, t.name)
             item = orjson.loads(record.doc)
-            require(access, t.kind, "delete", t.href, record.version, lambda item=item: item)  # type: ignore[misc]
+            require(access, t.kind, "delete", t.href, stamp_of(record), lambda item=item: item)  # type: ignore[misc]
             if item.get("origin") == "builtin":
                 raise Conflict(f"Built-in {t.kind.name} '{t.name}' cannot be deleted", {"kind": t.kind.name})
             if str(item.get("tags", {}).get(PROTECTED_TAG, "")).lower() == "true":
