@@ -205,6 +205,27 @@ def test_superusers_cannot_be_left_without_a_member(api: httpx.Client) -> None:
     assert ok(api.get(path)) == before
 
 
+# -- exporters read as the caller ------------------------------------------------------------------
+
+
+def test_exporters_show_only_what_the_caller_may_view(server: ServerProcess, api: httpx.Client, unique: str) -> None:
+    key = _query_grant(api, unique, ["view"])
+    for name, team in ((f"{unique}-mine", unique), (f"{unique}-not", "other")):
+        ok(api.post(f"/org/{ORG}/gvc", json={"name": name, "tags": {"team": team}}), 201)
+    with server.client(key) as robot:
+        assert ok(robot.get(f"/export/crd/org/{ORG}/gvc/{unique}-mine"))
+        assert_forbidden(robot.get(f"/export/crd/org/{ORG}/gvc/{unique}-not"), "view")
+        assert_forbidden(robot.get(f"/export/terraform/org/{ORG}/gvc/{unique}-not"), "view")
+        listed = ok(robot.get(f"/export/crd/org/{ORG}/gvc"))
+        assert len(listed["items"]) == 1 and f"{unique}-mine" in str(listed["items"][0])
+        terraform = robot.get(f"/export/terraform/org/{ORG}/gvc")
+        assert (
+            terraform.status_code == 200
+            and f"{unique}-mine" in terraform.text
+            and f"{unique}-not" not in terraform.text
+        )
+
+
 # -- PUT (cpln apply) ---------------------------------------------------------------------------------
 
 
