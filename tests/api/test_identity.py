@@ -527,6 +527,37 @@ def test_without_the_server_admin_right_no_org_is_created(
     assert api.get(f"/org/{unique}-org").status_code == 404
 
 
+def test_the_server_admin_account_is_changed_only_by_the_server_admin(
+    server: ServerProcess, api: httpx.Client, unique: str, beta: str
+) -> None:
+    """Whoever may add keys to acme's service accounts must not thereby become the server admin:
+    a key of the account holding the server-admin right reads every org and creates orgs."""
+    key = service_account_with_key(api, ORG, unique)
+    _grant(api, unique, "serviceaccount", ["manage"], f"//serviceaccount/{unique}")
+    admin_path = f"/org/{ORG}/serviceaccount/admin"
+    before = ok(api.get(admin_path))
+    with server.client(key) as keymaster:
+        # It manages service accounts ...
+        assert ok(keymaster.post(f"/org/{ORG}/serviceaccount/{unique}/-addKey", json={"description": "own"}), 201)
+        # ... but not the one holding the server-admin right.
+        assert_forbidden(keymaster.post(f"{admin_path}/-addKey", json={"description": "mine now"}), "server-admin")
+        assert_forbidden(
+            keymaster.patch(admin_path, json={"$drop/keys": [k["name"] for k in before["keys"]]}), "server-admin"
+        )
+        assert_forbidden(keymaster.patch(admin_path, json={"description": "mine"}), "server-admin")
+        assert_forbidden(
+            keymaster.put(f"/org/{ORG}/serviceaccount", json={"name": "admin", "description": "mine"}), "server-admin"
+        )
+        assert_forbidden(keymaster.delete(admin_path), "server-admin")
+        assert keymaster.get(f"/org/{beta}/group/superusers").status_code == 401
+    assert ok(api.get(admin_path)) == before
+    # The server admin rotates its own keys; the account itself is never deleted (it holds the right).
+    rotated = ok(api.post(f"{admin_path}/-addKey", json={"description": "rotation"}), 201)
+    ok(api.patch(admin_path, json={"$drop/keys": [rotated["name"]]}))
+    r = api.delete(admin_path)
+    assert r.status_code == 409 and r.json()["code"] == "conflict", r.text
+
+
 def test_the_server_admin_lists_every_org(api: httpx.Client, beta: str) -> None:
     names = {o["name"] for o in every_item(api, api.get("/org"))}
     assert {ORG, beta} <= names
