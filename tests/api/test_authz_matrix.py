@@ -173,6 +173,9 @@ class World:
     tokens: dict[str, str]
 
     def headers(self, col: Column) -> dict[str, str]:
+        # To enable the user rows: in ``world``, invite ``col.email`` for each user column and tag
+        # the user ``{MEMBER_TAG}: {target}-{held}`` (what group ``u-{target}-{held}`` matches),
+        # then answer here with an ID token for ``col.email`` from the test OIDC issuer.
         if col.is_user:
             raise NotImplementedError(f"an OIDC ID token for {col.email}: {USERS_PENDING}")
         return bearer(self.tokens[col.id])
