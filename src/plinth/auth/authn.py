@@ -3,11 +3,13 @@
 Verification (``tokens.verify``) proves what the key says about itself; this module adds what
 only the store knows: the service account still exists and still lists the key (revocation).
 Answers are cached per token until the access generation moves (``generation.py``), so a GET
-pays for one dictionary lookup, and a revocation holds everywhere within a second.
+pays for one dictionary lookup, and a revocation holds everywhere within a second; a key with
+an ``exp`` is cached no longer than it is valid.
 """
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 
 import orjson
@@ -30,7 +32,8 @@ class KeyAuthenticator:
         self._storage = storage
         self._watcher = watcher
         self._generation: str | None = None
-        self._tokens: OrderedDict[str, Principal | None] = OrderedDict()
+        #: token -> (principal or None, when the answer stops holding: the key's exp, or None)
+        self._tokens: OrderedDict[str, tuple[Principal | None, float | None]] = OrderedDict()
         self._public_keys: dict[str, Ed25519PublicKey] = {}
         self._server_admin: str | object | None = _MISSING
 
@@ -40,11 +43,11 @@ class KeyAuthenticator:
             self._tokens.clear()
             self._server_admin = _MISSING
             self._generation = generation
-        cached = self._tokens.get(token, _MISSING)
-        if cached is not _MISSING:
-            return cached  # type: ignore[return-value]
-        principal = await self._verify(token)
-        self._tokens[token] = principal
+        cached = self._tokens.get(token)
+        if cached is not None and (cached[1] is None or time.time() < cached[1]):
+            return cached[0]
+        principal, expires = await self._verify(token)
+        self._tokens[token] = (principal, expires)
         if len(self._tokens) > CACHE_SIZE:
             self._tokens.popitem(last=False)
         return principal
@@ -58,18 +61,23 @@ class KeyAuthenticator:
             key = self._public_keys[kid] = signing.public
         return key
 
-    async def _verify(self, token: str) -> Principal | None:
+    async def _verify(self, token: str) -> tuple[Principal | None, float | None]:
+        """The principal (``None``: refused) and until when that answer holds (``None``: until
+        the access generation moves)."""
         try:
             claims = await verify(token, self._public_key)
         except InvalidToken:
-            return None
+            return None, None
         record = await self._storage.get(Key(claims.org, "serviceaccount", "", claims.serviceaccount))
         if record is None:
-            return None
+            return None, None
         names = {k.get("name") for k in orjson.loads(record.doc).get("keys", [])}
         if claims.key_name not in names:
-            return None
+            return None, None
         if self._server_admin is _MISSING:
             self._server_admin = await self._storage.get_meta(SERVER_ADMIN_META)
         link = f"/org/{claims.org}/serviceaccount/{claims.serviceaccount}"
-        return Principal(claims.org, "serviceaccount", claims.serviceaccount, server_admin=link == self._server_admin)
+        principal = Principal(
+            claims.org, "serviceaccount", claims.serviceaccount, server_admin=link == self._server_admin
+        )
+        return principal, claims.expires

@@ -37,6 +37,8 @@ class KeyClaims:
     serviceaccount: str
     key_name: str
     kid: str
+    #: The ``exp`` claim (seconds since the epoch), when the key has one.
+    expires: int | None = None
 
 
 def new_key_name() -> str:
@@ -102,4 +104,5 @@ async def verify(token: str, public_key: Callable[[str], Awaitable[Ed25519Public
         or claims["sub"] != f"/org/{claims['org']}/serviceaccount/{claims['sa']}"
     ):
         raise InvalidToken("the readable prefix does not match the signed claims")
-    return KeyClaims(claims["org"], claims["sa"], name, header["kid"])
+    expires = claims.get("exp")
+    return KeyClaims(claims["org"], claims["sa"], name, header["kid"], expires if isinstance(expires, int) else None)

@@ -26,23 +26,32 @@ from plinth.storage.base import Key, Storage
 from plinth.storage.query import Filter, ListRequest, PageStart
 
 Loader = Callable[[], Item | None]
+#: What a decision is made on: the stored item's ``(id, version)``, which changes with its
+#: content (and its id when it is made again under the same name); ``None`` for an item that
+#: is not stored as such (a create's candidate, a deleted item): never cached.
+Stamp = tuple[str, int] | None
 DECISIONS_PER_PRINCIPAL = 50_000
 
 
+def stamp_of(record: Any) -> Stamp:
+    """The stamp of a stored record (``None`` when there is none)."""
+    return (record.id, record.version) if record is not None else None
+
+
 class Access(Protocol):
-    """What the engine asks before it acts. ``version`` keys the decision cache: a decision
+    """What the engine asks before it acts. ``stamp`` keys the decision cache: a decision
     that depended on the item's content is re-made when the item changes."""
 
     principal_link: str
 
-    def allows(self, kind: KindSpec, permission: str, href: str, version: int, load: Loader) -> bool: ...
+    def allows(self, kind: KindSpec, permission: str, href: str, stamp: Stamp, load: Loader) -> bool: ...
 
     def sees_every(self, kind: KindSpec, permission: str) -> bool: ...
 
 
-def require(access: Access, kind: KindSpec, permission: str, href: str, version: int, load: Loader) -> None:
+def require(access: Access, kind: KindSpec, permission: str, href: str, stamp: Stamp, load: Loader) -> None:
     """Raise 403 naming the missing permission unless ``access`` allows it."""
-    if not access.allows(kind, permission, href, version, load):
+    if not access.allows(kind, permission, href, stamp, load):
         raise Forbidden(
             f"Permission '{permission}' on {kind.name} '{href.rsplit('/', 1)[-1]}' is needed",
             {"permission": permission, "kind": kind.name, "link": href},
@@ -55,7 +64,7 @@ class Unrestricted:
     def __init__(self, principal_link: str):
         self.principal_link = principal_link
 
-    def allows(self, kind: KindSpec, permission: str, href: str, version: int, load: Loader) -> bool:
+    def allows(self, kind: KindSpec, permission: str, href: str, stamp: Stamp, load: Loader) -> bool:
         return True
 
     def sees_every(self, kind: KindSpec, permission: str) -> bool:
@@ -71,8 +80,10 @@ class PolicyAccess:
         self._policies = policies
         self._decisions = decisions
 
-    def allows(self, kind: KindSpec, permission: str, href: str, version: int, load: Loader) -> bool:
-        key = (permission, href, version)
+    def allows(self, kind: KindSpec, permission: str, href: str, stamp: Stamp, load: Loader) -> bool:
+        if stamp is None:
+            return self._policies.allowed(self._identities, permission, kind.name, href, load) is not None
+        key = (permission, href, stamp)
         decided = self._decisions.get(key)
         if decided is None:
             decided = self._policies.allowed(self._identities, permission, kind.name, href, load) is not None
@@ -164,10 +175,10 @@ class OwnOrgOnly:
         self._href = f"/org/{org}"
         self.principal_link = inner.principal_link
 
-    def allows(self, kind: KindSpec, permission: str, href: str, version: int, load: Loader) -> bool:
+    def allows(self, kind: KindSpec, permission: str, href: str, stamp: Stamp, load: Loader) -> bool:
         if kind.scope == "root" and href != self._href:
             return False
-        return self._inner.allows(kind, permission, href, version, load)
+        return self._inner.allows(kind, permission, href, stamp, load)
 
     def sees_every(self, kind: KindSpec, permission: str) -> bool:
         return kind.scope != "root" and self._inner.sees_every(kind, permission)

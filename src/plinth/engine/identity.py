@@ -11,7 +11,7 @@ import orjson
 from plinth.auth.policy import PolicySet
 from plinth.auth.signing import SigningKey
 from plinth.auth.tokens import mint, new_key_name
-from plinth.engine.access import Access, Unrestricted, require
+from plinth.engine.access import Access, Unrestricted, require, stamp_of
 from plinth.engine.requestinfo import RequestInfo
 from plinth.engine.service import Engine
 from plinth.errors import NotFound, ValidationFailed, not_found
@@ -32,7 +32,7 @@ async def add_key(engine: Engine, info: RequestInfo, body: Any, access: Access, 
     record = await engine.storage.get(t.key)
     if record is None:
         raise not_found("serviceaccount", t.name)
-    require(access, t.kind, "addKey", t.href, record.version, lambda: orjson.loads(record.doc))
+    require(access, t.kind, "addKey", t.href, stamp_of(record), lambda: orjson.loads(record.doc))
     name = new_key_name()
     created = engine.clock()
     entry = {"name": name, "created": created, "description": fields["description"]}
@@ -69,7 +69,7 @@ async def access_report(engine: Engine, info: RequestInfo, access: Access, polic
     if record is None:
         raise not_found(t.kind.name, t.name)
     item = orjson.loads(record.doc)
-    require(access, t.kind, "view", t.href, record.version, lambda: item)
+    require(access, t.kind, "view", t.href, stamp_of(record), lambda: item)
     grants = policies.grants_on(t.kind.name, t.href, lambda: item)
     entry = PERMISSIONS.get(t.kind.name)
     permissions = []

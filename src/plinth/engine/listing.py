@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 import orjson
 
-from plinth.engine.access import Access, require
+from plinth.engine.access import Access, require, stamp_of
 from plinth.engine.paging import decode_cursor, encode_cursor
 from plinth.engine.querywire import parse_query
 from plinth.engine.render import href_of, list_href
@@ -58,7 +58,7 @@ SCAN_FACTOR = 10
 
 def _visible(engine: Engine, kind: KindSpec, access: Access, record: Record) -> bool:
     href = href_of(kind, record.key.org, record.key.parent or None, record.key.name)
-    return access.allows(kind, "view", href, record.version, lambda: orjson.loads(record.doc))
+    return access.allows(kind, "view", href, stamp_of(record), lambda: orjson.loads(record.doc))
 
 
 async def _page(
@@ -188,8 +188,7 @@ async def event_log(
         raise storage_error(exc, t.kind.name, t.name) from exc
     if not (after > 0 or events or record is not None):
         raise not_found(t.kind.name, t.name)
-    version = record.version if record else -1
-    require(access, t.kind, "view", t.href, version, lambda: orjson.loads(record.doc) if record else None)
+    require(access, t.kind, "view", t.href, stamp_of(record), lambda: orjson.loads(record.doc) if record else None)
     self_href = f"{t.href}/-eventlog"
     links = [{"rel": "self", "href": self_href}]
     if len(events) > limit:

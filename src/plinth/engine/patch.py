@@ -7,7 +7,9 @@ At any depth of the patch document:
 - arrays replace the whole array;
 - ``$replace/<field>``: the value replaces the field wholesale (no merge);
 - ``$drop/<field>``: removes entries: from a string array by value, from an array of objects
-  by ``name`` (``{"$drop/keys": ["k1"]}``), from an object by key;
+  by ``name`` (``{"$drop/keys": ["k1"]}``), from an object by key. With the item's ``org``
+  given, a link matches the same item's link in the other form (``//group/x`` drops the
+  stored ``/org/{org}/group/x``; a user's email in any case), as links are stored in full;
 - ``$append/<field>``: appends the given elements to an array (created when absent);
 - ``$patch/<field>``: merges each given object into the array element with the same ``name``
   (elements with an unknown name are appended).
@@ -22,14 +24,19 @@ import copy
 from typing import Any
 
 from plinth.errors import FieldError, ValidationFailed
+from plinth.meta import parse_link
 
 DIRECTIVES = ("$replace/", "$patch/", "$append/", "$drop/")
 
 
-def apply_patch(target: dict[str, Any], patch: dict[str, Any], kind: str | None = None) -> dict[str, Any]:
-    """Return a new document: ``target`` with ``patch`` merged in. Neither input is mutated."""
+def apply_patch(
+    target: dict[str, Any], patch: dict[str, Any], kind: str | None = None, org: str | None = None
+) -> dict[str, Any]:
+    """Return a new document: ``target`` with ``patch`` merged in. Neither input is mutated.
+
+    ``org`` is the item's org: ``$drop`` then matches links in either form."""
     errors: list[FieldError] = []
-    result = _merge(copy.deepcopy(target), patch, "", errors)
+    result = _merge(copy.deepcopy(target), patch, "", errors, org)
     if errors:
         raise ValidationFailed(errors, kind)
     return result
@@ -39,7 +46,9 @@ def _join(prefix: str, key: str) -> str:
     return f"{prefix}.{key}" if prefix else key
 
 
-def _merge(target: dict[str, Any], patch: dict[str, Any], prefix: str, errors: list[FieldError]) -> dict[str, Any]:
+def _merge(
+    target: dict[str, Any], patch: dict[str, Any], prefix: str, errors: list[FieldError], org: str | None = None
+) -> dict[str, Any]:
     directives: list[tuple[str, str, Any]] = []
     for key, value in patch.items():
         directive = next((d for d in DIRECTIVES if key.startswith(d)), None)
@@ -49,20 +58,26 @@ def _merge(target: dict[str, Any], patch: dict[str, Any], prefix: str, errors: l
         if value is None:
             target.pop(key, None)
         elif isinstance(value, dict) and isinstance(target.get(key), dict):
-            target[key] = _merge(target[key], value, _join(prefix, key), errors)
+            target[key] = _merge(target[key], value, _join(prefix, key), errors, org)
         elif isinstance(value, dict):
-            target[key] = _merge({}, value, _join(prefix, key), errors)
+            target[key] = _merge({}, value, _join(prefix, key), errors, org)
         else:
             target[key] = copy.deepcopy(value)
     for directive in DIRECTIVES:
         for d, field, value in directives:
             if d == directive:
-                _directive(target, d, field, value, _join(prefix, d + field), errors)
+                _directive(target, d, field, value, _join(prefix, d + field), errors, org)
     return target
 
 
 def _directive(
-    target: dict[str, Any], directive: str, field: str, value: Any, path: str, errors: list[FieldError]
+    target: dict[str, Any],
+    directive: str,
+    field: str,
+    value: Any,
+    path: str,
+    errors: list[FieldError],
+    org: str | None = None,
 ) -> None:
     if not field:
         errors.append(FieldError(path, "a directive must name a field"))
@@ -90,7 +105,8 @@ def _directive(
         if isinstance(current, dict):
             target[field] = {k: v for k, v in current.items() if k not in value}
         elif isinstance(current, list):
-            target[field] = [e for e in current if not _dropped(e, value)]
+            links = {c for c in (_canonical_link(v, org) for v in value) if c is not None}
+            target[field] = [e for e in current if not _dropped(e, value, links, org)]
         else:
             errors.append(FieldError(path, f"'{field}' is neither an array nor an object"))
     elif directive == "$patch/":
@@ -104,13 +120,26 @@ def _directive(
             same_name = (i for i, e in enumerate(merged) if isinstance(e, dict) and e.get("name") == patch_item["name"])
             index = next(same_name, None)
             if index is None:
-                merged.append(_merge({}, patch_item, path, errors))
+                merged.append(_merge({}, patch_item, path, errors, org))
             else:
-                merged[index] = _merge(merged[index], patch_item, path, errors)
+                merged[index] = _merge(merged[index], patch_item, path, errors, org)
         target[field] = merged
 
 
-def _dropped(element: Any, drop: list[Any]) -> bool:
+def _canonical_link(value: Any, org: str | None) -> str | None:
+    """The full form of a link of ``org`` (a user's email lowercased), or ``None``."""
+    if org is None or not isinstance(value, str):
+        return None
+    link = parse_link(value, org)
+    if link is None:
+        return None
+    return link.href.lower() if link.kind == "user" else link.href
+
+
+def _dropped(element: Any, drop: list[Any], links: set[str], org: str | None) -> bool:
     if isinstance(element, dict):
         return element.get("name") in drop
-    return element in drop
+    if element in drop:
+        return True
+    canonical = _canonical_link(element, org) if links else None
+    return canonical is not None and canonical in links

@@ -7,6 +7,7 @@ Shapes (api.md §0)::
     /org/{org}/-{action}                   an action on the org (eventlog)
     /org/{org}/{kind}                      org-scoped collection; for GVC-scoped kinds, org-wide
     /org/{org}/{kind}/-{action}[/...]      collection action (query, schema/permissions)
+    /org/{org}/org/-schema/permissions     the org kind's permissions (orgs do not nest otherwise)
     /org/{org}/{kind}/{name}[/-{action}]   item, item action
     /org/{org}/gvc/{gvc}[/-{action}]       a GVC (it is an org-scoped kind)
     /org/{org}/gvc/{gvc}/{kind}[/{name}][/-{action}]   GVC-scoped collection and items
@@ -64,7 +65,11 @@ def parse_path(path: str) -> RequestInfo:
     if not rest:
         return RequestInfo(kind="org", org=org, name=org, action=action, action_args=args)
     if rest[0] == "org":
-        raise _unknown(raw)  # orgs are not nested in orgs
+        # Orgs are not nested in orgs. The one exception is the org kind's permission schema,
+        # at the path every kind's is (policies may target the org).
+        if len(rest) == 1 and action == "schema" and args == ("permissions",):
+            return RequestInfo(kind="org", org=org, action=action, action_args=args)
+        raise _unknown(raw)
     if rest[0] == "gvc" and len(rest) >= 2:
         gvc = rest[1]
         if len(rest) == 2:

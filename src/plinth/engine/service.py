@@ -16,7 +16,7 @@ import orjson
 
 from plinth.auth.generation import bump as bump_access_generation
 from plinth.engine import pipeline
-from plinth.engine.access import Access, Unrestricted, require
+from plinth.engine.access import Access, Unrestricted, require, stamp_of
 from plinth.engine.patch import apply_patch
 from plinth.engine.references import check_references, child_names, normalise_links, refresh_dependants
 from plinth.engine.render import (
@@ -153,7 +153,7 @@ class Engine:
         record = await self._get(t.key, t)
         if record is None:
             raise not_found(t.kind.name, t.name)
-        require(access, t.kind, "view", t.href, record.version, lambda: orjson.loads(record.doc))
+        require(access, t.kind, "view", t.href, stamp_of(record), lambda: orjson.loads(record.doc))
         return record.doc
 
     async def _get(self, key: Key, t: Target) -> Record | None:
@@ -241,7 +241,7 @@ class Engine:
         def merged(old: Item | None) -> dict[str, Any]:
             assert old is not None
             patch_body = pipeline.strip_server_owned(t.kind, body)
-            return apply_patch(client_view(t.kind, old), patch_body, t.kind.name)
+            return apply_patch(client_view(t.kind, old), patch_body, t.kind.name, t.org)
 
         def server_values(old: Item | None) -> dict[str, Any]:
             values = dict(system(old)) if system else {}
@@ -262,7 +262,7 @@ class Engine:
                 raise storage_error(StorageError("exists"), t.kind.name, t.name)
             old: Item | None = orjson.loads(old_record.doc) if old_record else None
             if old is not None and old_record is not None:
-                require(w.access, t.kind, "edit", t.href, old_record.version, lambda old=old: old)  # type: ignore[misc]
+                require(w.access, t.kind, "edit", t.href, stamp_of(old_record), lambda old=old: old)  # type: ignore[misc]
                 if t.kind.builtin_is_read_only and old.get("origin") == "builtin" and w.access is not SYSTEM:
                     raise Conflict(f"Built-in {t.kind.name} '{t.name}' cannot be edited", {"kind": t.kind.name})
             if w.expected is not None and old is not None and old["version"] != w.expected:
@@ -288,7 +288,7 @@ class Engine:
         system = w.make_system(old) if w.make_system else None
         candidate, errors = pipeline.build_candidate(t.kind, stripped, old, ctx, t.name, system)
         if old is None:
-            require(w.access, t.kind, "create", t.href, 0, lambda: candidate)
+            require(w.access, t.kind, "create", t.href, None, lambda: candidate)  # judged on this candidate
         refs = t.kind.references(candidate, t.org) if not errors else []
         ref_errors, resolved, hrefs = await check_references(self.storage, self.kinds, t.org, refs, {})
         errors += ref_errors
@@ -345,7 +345,7 @@ class Engine:
             if record is None:
                 raise not_found(t.kind.name, t.name)
             item = orjson.loads(record.doc)
-            require(access, t.kind, "delete", t.href, record.version, lambda item=item: item)  # type: ignore[misc]
+            require(access, t.kind, "delete", t.href, stamp_of(record), lambda item=item: item)  # type: ignore[misc]
             if item.get("origin") == "builtin":
                 raise Conflict(f"Built-in {t.kind.name} '{t.name}' cannot be deleted", {"kind": t.kind.name})
             if str(item.get("tags", {}).get(PROTECTED_TAG, "")).lower() == "true":
@@ -355,17 +355,56 @@ class Engine:
                 )
             if any(k.scope == t.kind.name for k in self.kinds.values()):
                 await self._guard_children(t)
+            now = self.clock()
+            forgotten = await self._forget(t, access.principal_link, now)
             if dry_run:
                 return
-            now = self.clock()
             event_id, event = event_doc("deleted", t.href, record.version, access.principal_link, now)
             ops: list[Operation] = [Delete(t.key, record.version), AppendEvent(t.key, event_id, now, event)]
-            if t.kind.affects_access:
+            ops += forgotten
+            if t.kind.affects_access or forgotten:
                 ops.append(bump_access_generation())
             ops += await refresh_dependants(self.storage, self.kinds, t.kind, t.org, t.href, t.name, None, now)
             if await self._commit(t, ops, WriteResult(202, b""), pinned=False) is not None:
                 return
         raise Conflict("The item is changing too fast to delete; retry", {"name": t.name})
+
+    async def _forget(self, t: Target, actor: str, now: str) -> list[Operation]:
+        """Updates that drop the links to ``t`` which referring items must let go of (the kinds'
+        ``forget`` hooks); 409 when one of them would break its kind's rules without it."""
+        ops: list[Operation] = []
+        for kind in self.kinds.values():
+            if kind.forget is None:
+                continue
+            for record in await self.storage.referrers(t.org, t.href, [kind.name]):
+                old = orjson.loads(record.doc)
+                item = kind.forget(old, t.href, t.org)
+                if item is None:
+                    continue
+                gvc = record.key.parent or None
+                errors = kind.validate(item, old, KindContext(org=t.org, now=now, gvc=gvc, id=old["id"]))
+                href = href_of(kind, t.org, gvc, record.key.name)
+                if errors:
+                    first = errors[0]
+                    raise Conflict(
+                        f"{t.kind.title} '{t.name}' cannot be deleted: without it, {kind.name} "
+                        f"'{record.key.name}' would break a rule ({first.path}: {first.message})",
+                        {
+                            "kind": t.kind.name,
+                            "name": t.name,
+                            "dependant": href,
+                            "errors": [e.as_dict() for e in errors],
+                        },
+                    )
+                version = record.version + 1
+                item = {**item, "version": version, "lastModified": now}
+                _, _, hrefs = await check_references(self.storage, self.kinds, t.org, kind.references(item, t.org), {})
+                event_id, event = event_doc("updated", href, version, actor, now)
+                ops += [
+                    Put(Record(record.key, record.id, version, orjson.dumps(item)), record.version, tuple(hrefs)),
+                    AppendEvent(record.key, event_id, now, event),
+                ]
+        return ops
 
     async def _guard_children(self, t: Target) -> None:
         children = await child_names(self.storage, self.kinds, t.kind.name, t.org, t.name)

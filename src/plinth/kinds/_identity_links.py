@@ -78,6 +78,12 @@ def normalise_links(links: Iterable[str], org: str) -> list[str]:
     return out
 
 
+def names_item(link: str, href: str, org: str) -> bool:
+    """Whether ``link`` (either form) names the item at the full ``href``."""
+    parsed = parse_link(link, org)
+    return parsed is not None and parsed.href == href
+
+
 def link_problem(link: str, org: str, kinds: Iterable[str]) -> str | None:
     """Why a well-formed link of this org to one of ``kinds`` is still wrong, or ``None``.
 

@@ -122,6 +122,11 @@ class KindSpec:
       checks them, resolves them into ``ctx.resolved``, indexes them so that a change of
       a target can refresh the status of items listing it in ``status_inputs``.
     - ``name_rule(name) -> str | None``: a message when the name is not allowed.
+    - ``forget(item, href, org) -> Item | None``: ``item`` without its links to ``href``, an
+      item being deleted, or ``None`` when it holds none it must let go of. The engine
+      applies it to every item of this kind that references ``href``, in the delete's
+      transaction (an update, with its event), and refuses the delete with 409 when the
+      result breaks the kind's ``validate`` rules. Must not mutate ``item``.
     """
 
     name: str
@@ -150,6 +155,7 @@ class KindSpec:
     validate: Callable[[Item, Item | None, KindContext], list[FieldError]] = _no_errors
     compute_status: Callable[[Item, KindContext], dict[str, Any]] = _empty_status
     references: Callable[[Item, str], list[Reference]] = _no_references
+    forget: Callable[[Item, str, str], Item | None] | None = None
     #: Kinds whose change refreshes the status of items of this kind that reference them.
     status_inputs: frozenset[str] = frozenset()
     #: Permission name -> description; and which permissions each one implies. A kind takes

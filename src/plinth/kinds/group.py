@@ -21,6 +21,10 @@ Decisions where the sources are silent:
   member user need not: users are referenced by email before they accept their invitation.
 - The built-in ``superusers`` group must keep at least one member link: without one, nobody
   could manage the org.
+- Deleting a member service account removes it from ``memberLinks`` (``forget``): an account
+  made later under the same name is someone else and must not inherit the membership. The
+  delete is refused when it would leave ``superusers`` without a member. User links stay:
+  users are named by email, before they exist and after.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from plinth.errors import FieldError
-from plinth.kinds._identity_links import link_kind, link_problem, normalise_links
+from plinth.kinds._identity_links import link_kind, link_problem, names_item, normalise_links
 from plinth.kinds._query_model import Query
 from plinth.kinds._spec_model import NonEmptyStr, SpecModel, TopLevelModel
 from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindContext, KindSpec, Reference
@@ -87,6 +91,15 @@ def group_references(item: Item, org: str) -> list[Reference]:
     ]
 
 
+def forget_member(item: Item, href: str, org: str) -> Item | None:
+    """``item`` without the member service account at ``href`` (being deleted)."""
+    if link_kind(href, org) != "serviceaccount":
+        return None
+    members = item.get("memberLinks", [])
+    kept = [link for link in members if not names_item(link, href, org)]
+    return {**item, "memberLinks": kept} if len(kept) != len(members) else None
+
+
 GROUP = KindSpec(
     name="group",
     scope="org",
@@ -97,6 +110,7 @@ GROUP = KindSpec(
     prepare=prepare_group,
     validate=validate_group,
     references=group_references,
+    forget=forget_member,
     **permission_fields("group"),
     query_properties=(*COMMON_QUERY_PROPERTIES, "origin"),
 )

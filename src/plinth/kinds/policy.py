@@ -28,6 +28,10 @@ Top-level fields beyond the envelope:
   server's own ``superusers-{kind}`` and ``viewers-{kind}``, which target all items and which
   no client may create, edit or delete (the engine enforces that). Clients never set
   ``origin``: it is dropped from every body, set to ``default`` on create, carried on update.
+
+Deleting a service account or group removes its principal links (``forget``), and a binding
+left with none goes with them: an account or group made later under the same name must not
+inherit the grants. Target links and user links stay (they need not exist).
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator
 
 from plinth.errors import FieldError
-from plinth.kinds._identity_links import link_kind, link_problem, normalise_links
+from plinth.kinds._identity_links import link_kind, link_problem, names_item, normalise_links
 from plinth.kinds._query_model import Query
 from plinth.kinds._spec_model import NonEmptyStr, SpecModel, TopLevelModel
 from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindContext, KindSpec, Reference
@@ -147,6 +151,20 @@ def policy_references(item: Item, org: str) -> list[Reference]:
     return refs
 
 
+def forget_principal(item: Item, href: str, org: str) -> Item | None:
+    """``item`` without the principal links to ``href`` (a service account or group being deleted)."""
+    if link_kind(href, org) not in PRINCIPALS_THAT_MUST_EXIST:
+        return None
+    bindings: list[dict[str, Any]] = []
+    changed = False
+    for binding in item.get("bindings", []):
+        kept = [link for link in binding["principalLinks"] if not names_item(link, href, org)]
+        changed = changed or len(kept) != len(binding["principalLinks"])
+        if kept:
+            bindings.append({**binding, "principalLinks": kept})
+    return {**item, "bindings": bindings} if changed else None
+
+
 POLICY = KindSpec(
     name="policy",
     scope="org",
@@ -158,6 +176,7 @@ POLICY = KindSpec(
     prepare=prepare_policy,
     validate=validate_policy,
     references=policy_references,
+    forget=forget_principal,
     **permission_fields("policy"),
     query_properties=(*COMMON_QUERY_PROPERTIES, "origin", "targetKind"),
 )

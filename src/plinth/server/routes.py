@@ -8,13 +8,14 @@ from dataclasses import dataclass, field
 
 import orjson
 
+from plinth.auth.authn import SERVER_ADMIN_META
 from plinth.auth.principal import Principal
 from plinth.engine import identity, listing, users
 from plinth.engine.access import Access, AccessControl, OwnOrgOnly
 from plinth.engine.paging import page_size
 from plinth.engine.requestinfo import RequestInfo
 from plinth.engine.service import Engine, WriteResult
-from plinth.errors import Forbidden, MethodNotAllowed, NotFound, Unauthorized
+from plinth.errors import Conflict, Forbidden, MethodNotAllowed, NotFound, Unauthorized
 from plinth.server.bootstrap import seed_org
 from plinth.server.http import Request
 from plinth.server.signing import SigningCache
@@ -54,8 +55,36 @@ async def access_for(svc: Services, who: Principal, info: RequestInfo) -> Access
     return access
 
 
+async def _guard_server_admin_account(
+    svc: Services, req: Request, info: RequestInfo, body: object, who: Principal
+) -> None:
+    """The service account holding the server-admin right is an org's item, but a key of it acts
+    in every org: only the server admin may add or drop its keys or change it, and nobody may
+    delete it (an account made again under its name would take the right over)."""
+    name = info.name
+    if name is None and req.method == "PUT" and isinstance(body, dict):
+        name = body.get("name") if isinstance(body.get("name"), str) else None
+    if name is None or req.method == "GET":
+        return
+    holder = await svc.engine.storage.get_meta(SERVER_ADMIN_META)
+    if holder != f"/org/{info.org}/serviceaccount/{name}":
+        return
+    if not who.server_admin:
+        raise Forbidden(
+            "Only the server admin may change the service account holding the server-admin right",
+            {"permission": "server-admin", "kind": "serviceaccount", "link": holder},
+        )
+    if req.method == "DELETE":
+        raise Conflict(
+            f"Service account '{name}' holds the server-admin right and cannot be deleted",
+            {"kind": "serviceaccount", "name": name},
+        )
+
+
 async def dispatch(svc: Services, req: Request, info: RequestInfo, body: object, who: Principal) -> Reply:
     access = await access_for(svc, who, info)
+    if info.kind == "serviceaccount" and info.org is not None:
+        await _guard_server_admin_account(svc, req, info, body, who)
     if info.action is None:
         return await _verb(svc, req, info, body, who, access)
     return await _action(svc, req, info, body, access)
