@@ -11,12 +11,6 @@ from plinth.auth.signing import CURRENT, SigningKey, load_key
 from plinth.storage import open_storage
 from tests.support.server import ServerProcess
 
-#: The reason the rows for users stay skipped until user sign-in lands (issue 3).
-USERS_PENDING = (
-    "users authenticate with OIDC ID tokens, which a teammate is building right now on another branch; "
-    "the lead will enable these rows"
-)
-
 
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}

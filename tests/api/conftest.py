@@ -8,16 +8,27 @@ import httpx
 import pytest
 
 from tests.support import pg
+from tests.support.oidc_issuer import AUDIENCE, Issuer
 from tests.support.server import ServerProcess, start_server
 
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
 
+@pytest.fixture(scope="module")
+def issuer() -> Iterator[Issuer]:
+    """A real OpenID Connect issuer on loopback; every API server signs users in through it."""
+    with Issuer() as running:
+        yield running
+
+
 @pytest.fixture(scope="module", params=BACKENDS)
-def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+def server(
+    request: pytest.FixtureRequest, issuer: Issuer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ServerProcess]:
     database_url = pg.create_database() if request.param == "postgres" else None
+    args = ("--oidc-issuer", issuer.url, "--oidc-audience", AUDIENCE)
     try:
-        proc = start_server(tmp_path_factory.mktemp("plinth"), database_url)
+        proc = start_server(tmp_path_factory.mktemp("plinth"), database_url, extra_args=args)
         try:
             yield proc
         finally:

@@ -9,34 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.conftest import BACKENDS
-from tests.support import pg
-from tests.support.oidc_issuer import AUDIENCE, Issuer
-from tests.support.server import ServerProcess, start_server
-
-
-@pytest.fixture(scope="module")
-def issuer() -> Iterator[Issuer]:
-    with Issuer() as running:
-        yield running
-
-
-@pytest.fixture(scope="module", params=BACKENDS)
-def server(
-    request: pytest.FixtureRequest, issuer: Issuer, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[ServerProcess]:
-    """The API server, signing users in through the loopback issuer."""
-    database_url = pg.create_database() if request.param == "postgres" else None
-    args = ("--oidc-issuer", issuer.url, "--oidc-audience", AUDIENCE)
-    try:
-        proc = start_server(tmp_path_factory.mktemp("users"), database_url, extra_args=args)
-        try:
-            yield proc
-        finally:
-            proc.stop()
-    finally:
-        if database_url:
-            pg.drop_database(database_url)
+from tests.support.oidc_issuer import Issuer
+from tests.support.server import ServerProcess
 
 
 @pytest.fixture(scope="module")
