@@ -19,9 +19,11 @@ Top-level fields beyond the envelope:
 - ``bindings``: at most 50, each ``{permissions, principalLinks}``: one or more permissions,
   each one of ``targetKind``'s (an unknown name is an error at its path, e.g.
   ``bindings[1].permissions[0]``, because a misspelt permission would otherwise grant
-  nothing, silently); 1 to 200 principal links to users (by email; need not exist yet),
-  service accounts and groups (must exist: a typo is an error) or GVC identities
-  (``//gvc/{gvc}/identity/{name}``; need not exist). Each is kept once per binding, so
+  nothing, silently); 1 to 200 principal links to users (by email), service accounts,
+  groups or GVC identities (``//gvc/{gvc}/identity/{name}``), well-formed and of this org.
+  None need exist yet: the official CLI's ``cpln apply`` writes policies before the groups and
+  service accounts of the same file, so a policy must be writable before the principals it
+  names (a binding to a principal that does not exist grants nothing). Each is kept once per binding, so
   a client that resends what a policy holds is not refused; an index in an error path
   counts the stored (repeat-free) entries, and the message quotes the offending value.
 - ``origin`` (server-owned): ``default`` for policies clients create; ``builtin`` for the
@@ -37,7 +39,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator
 
 from plinth.errors import FieldError
-from plinth.kinds._identity_links import link_kind, link_problem, normalise_links
+from plinth.kinds._identity_links import link_problem, normalise_links
 from plinth.kinds._query_model import Query
 from plinth.kinds._spec_model import NonEmptyStr, SpecModel, TopLevelModel
 from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindContext, KindSpec, Reference
@@ -47,8 +49,6 @@ TARGET_LINKS_MAX = 200
 BINDINGS_MAX = 50
 PRINCIPAL_LINKS_MAX = 200
 PRINCIPAL_KINDS = frozenset({"user", "serviceaccount", "group", "identity"})
-#: Principals that must exist when a policy names them (users and identities need not).
-PRINCIPALS_THAT_MUST_EXIST = frozenset({"serviceaccount", "group"})
 
 
 class Binding(SpecModel):
@@ -129,19 +129,14 @@ def validate_policy(item: Item, old: Item | None, ctx: KindContext) -> list[Fiel
 
 
 def policy_references(item: Item, org: str) -> list[Reference]:
-    """Target links (of ``targetKind``, need not exist) and every binding's principal links."""
+    """Target links (of ``targetKind``) and every binding's principal links; none need exist."""
     refs = [
         Reference(f"targetLinks[{i}]", link, frozenset({item["targetKind"]}), must_exist=False)
         for i, link in enumerate(item.get("targetLinks", []))
     ]
     for b, binding in enumerate(item.get("bindings", [])):
         refs += [
-            Reference(
-                f"bindings[{b}].principalLinks[{i}]",
-                link,
-                PRINCIPAL_KINDS,
-                must_exist=link_kind(link, org) in PRINCIPALS_THAT_MUST_EXIST,
-            )
+            Reference(f"bindings[{b}].principalLinks[{i}]", link, PRINCIPAL_KINDS, must_exist=False)
             for i, link in enumerate(binding["principalLinks"])
         ]
     return refs
