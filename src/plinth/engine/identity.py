@@ -1,6 +1,6 @@
-"""Identity and access endpoints that are not plain verbs: ``-addKey``, ``-schema/permissions``
-and ``-accessreport``. Each reads and writes through the engine, so the same rules, events and
-access generation apply."""
+"""Identity and access endpoints that are not plain verbs: ``-addKey``, ``-schema/permissions``,
+``-accessreport`` and the user lookup ``user/-for/email/{email}``. Each reads and writes through
+the engine, so the same rules, events and access generation apply."""
 
 from __future__ import annotations
 
@@ -43,6 +43,17 @@ async def add_key(engine: Engine, info: RequestInfo, body: Any, access: Access, 
     # The addKey permission was checked above; the write itself is the server's, on the caller's behalf.
     await engine.patch(info, {}, Unrestricted(access.principal_link), system=keys_with_new)
     return {**entry, "key": mint(signing, t.org, t.name, name)}
+
+
+async def user_for_email(engine: Engine, info: RequestInfo, email: str, access: Access) -> bytes:
+    """``GET /org/{org}/user/-for/email/{email}``: the org's user with that email, or 404.
+
+    The official CLI calls it before ``group add-member --email`` and ``policy add-binding --email``
+    and drops (with a message) every email it does not find. A user's name is its email in
+    lowercase, so the lookup is a read by name, with the same ``view`` check as a GET."""
+    if info.kind != "user":
+        raise NotFound(f"-for/email is an action of users, not of {info.kind}")
+    return await engine.get(RequestInfo(kind="user", org=info.org, name=email.strip().lower()), access)
 
 
 def permissions_schema(kind: str, org: str) -> dict[str, Any]:

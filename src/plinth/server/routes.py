@@ -104,6 +104,8 @@ async def _action(svc: Services, req: Request, info: RequestInfo, body: object, 
     limit = page_size(req.param("limit"))
     if action == "query" and not info.is_item and not info.action_args:
         _allow(method, "GET", "POST")
+        if method == "POST" and body is None:
+            body = {}  # no terms: `cpln <kind> query` without options POSTs no body at all
         return Reply(200, await listing.query_items(engine, info, body, limit, req.param("cursor"), access))
     if action == "eventlog" and info.is_item and not info.action_args:
         _allow(method, "GET")
@@ -112,6 +114,9 @@ async def _action(svc: Services, req: Request, info: RequestInfo, body: object, 
         _allow(method, "POST")
         minted = await identity.add_key(engine, info, body, access, await svc.signing.current())
         return Reply(201, orjson.dumps(minted))
+    if action == "for" and len(info.action_args) == 2 and info.action_args[0] == "email" and not info.is_item:
+        _allow(method, "GET")
+        return Reply(200, await identity.user_for_email(engine, info, info.action_args[1], access))
     if action == "schema" and info.action_args == ("permissions",) and not info.is_item and info.org:
         _allow(method, "GET")
         return Reply(200, orjson.dumps(identity.permissions_schema(info.kind, info.org)))
