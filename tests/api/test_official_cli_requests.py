@@ -101,3 +101,15 @@ def test_user_lookup_by_email_finds_the_user_whatever_the_case(run_async: RunAsy
 
     found = run_async(scenario())
     assert (found["kind"], found["email"]) == ("user", "ada@example.com")
+
+
+def test_applying_the_same_volume_set_again_changes_nothing(api: httpx.Client, unique: str) -> None:
+    """``cpln apply`` of an unchanged file PUTs each item again: same version, no event."""
+    assert api.post("/org/acme/gvc", json={"name": unique}).status_code == 201
+    body = {"kind": "volumeset", "name": "data", "gvc": unique, "spec": {"initialCapacity": 10}}
+    first = api.put(f"/org/acme/gvc/{unique}/volumeset", json=body)
+    again = api.put(f"/org/acme/gvc/{unique}/volumeset", json=body)
+    assert (first.status_code, again.status_code) == (201, 200)
+    assert again.json() == first.json() and again.json()["version"] == 1
+    patched = api.patch(f"/org/acme/gvc/{unique}/volumeset/data", json={"gvc": unique, "tags": {}})
+    assert patched.json()["version"] == 1
