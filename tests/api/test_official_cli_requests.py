@@ -113,3 +113,19 @@ def test_applying_the_same_volume_set_again_changes_nothing(api: httpx.Client, u
     assert again.json() == first.json() and again.json()["version"] == 1
     patched = api.patch(f"/org/acme/gvc/{unique}/volumeset/data", json={"gvc": unique, "tags": {}})
     assert patched.json()["version"] == 1
+
+
+def test_workloads_and_identities_read_as_empty_and_refuse_writes(api: httpx.Client, unique: str) -> None:
+    """``cpln gvc delete --force`` lists a GVC's workloads and identities before deleting it."""
+    assert api.post("/org/acme/gvc", json={"name": unique}).status_code == 201
+    for kind in ("workload", "identity"):
+        listed = api.get(f"/org/acme/gvc/{unique}/{kind}").json()
+        assert (listed["kind"], listed["itemKind"], listed["items"]) == ("list", kind, [])
+        assert api.get(f"/org/acme/{kind}").json()["items"] == []
+        missing = api.get(f"/org/acme/gvc/{unique}/{kind}/x").json()
+        assert (missing["status"], missing["code"]) == (404, "not_found")
+        refused = api.post(f"/org/acme/gvc/{unique}/{kind}", json={"name": "x"})
+        assert refused.status_code == 405
+        assert api.put(f"/org/acme/gvc/{unique}/{kind}/x", json={"name": "x"}).status_code == 405
+        assert api.post(f"/org/acme/{kind}/-query", json={}).json()["items"] == []
+    assert api.delete(f"/org/acme/gvc/{unique}").status_code == 202

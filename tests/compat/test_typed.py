@@ -4,6 +4,7 @@ checked against the stored state afterwards (through Plinth's HTTP API)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import httpx
@@ -244,3 +245,21 @@ def test_typed_errors_print_and_exit_1(cpln: Cpln, output: str) -> None:
     assert "Domain 'nope.example.com' not found" in missing.stderr
     refused = cpln("gvc", "create", "--name", "Bad", "--location", "aws-us-east-1", "-o", output)
     assert refused.code == 1 and '"invalid"' in refused.stderr.replace("code: invalid", '"invalid"')
+
+
+def test_gvc_delete_force_deletes_volume_sets_and_waits_for_their_404(
+    cpln: Cpln, api: httpx.Client, unique: str
+) -> None:
+    ok(cpln("gvc", "create", "--name", unique, "--location", "aws-us-east-1"))
+    for name in ("one", "two"):
+        ok(cpln("volumeset", "create", "--name", name, "--gvc", unique))
+    run = ok(cpln("gvc", "delete", unique, "--force", "-d"))  # -d prints every request and answer
+    exchanges = [line for line in run.stderr.splitlines() if re.match(r"> (GET|DELETE) |< \d{3} ", line)]
+    for name in ("one", "two"):  # the wait polls each deleted set (both at once) until a 404
+        link = f"/org/{ORG}/gvc/{unique}/volumeset/{name}"
+        assert f"Deleted volumeset '{name}'" in run.stdout
+        assert exchanges.count(f"> GET {link}") == 1  # the first GET answers 404 and ends the wait
+        assert api.get(link).status_code == 404
+    assert exchanges.count("< 404 Not Found") == 2
+    assert exchanges[-2:] == [f"> DELETE /org/{ORG}/gvc/{unique}", "< 202 Accepted"]
+    assert api.get(f"/org/{ORG}/gvc/{unique}").status_code == 404
