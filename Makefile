@@ -1,5 +1,7 @@
 # Plinth: `make run` starts the server on the embedded SQLite store; `make test` runs the whole suite.
 # Every target installs what it needs into .venv first, so a fresh clone needs nothing else.
+# tests/compat installs the official CLI (npm @controlplane/cli, pinned) into .cache/cpln itself;
+# it needs node and npm, and is skipped without them unless CI=true.
 
 PYTHON ?= python3
 VENV   := .venv

@@ -70,7 +70,7 @@ CASES = [
         valid={"name": "grp{n}", "memberLinks": ["//serviceaccount/sa{n}"]},
         invalid=[
             ({"name": "grp{n}", "memberLinks": ["//gvc/g{n}"]}, "memberLinks[0]"),
-            ({"name": "grp{n}", "memberLinks": ["//serviceaccount/missing{n}"]}, "memberLinks[0]"),
+            ({"name": "grp{n}", "memberLinks": ["/org/elsewhere/serviceaccount/sa{n}"]}, "memberLinks[0]"),
         ],
         update={"$append/memberLinks": ["//user/someone{n}@example.com"]},
         needs=[("/org/{org}/serviceaccount", {"name": "sa{n}"})],

@@ -90,3 +90,39 @@ def test_template_markers_and_quotes_survive_a_round_trip() -> None:
 def test_unknown_kind_is_refused() -> None:
     with pytest.raises(ValueError, match="gadget"):
         to_terraform(d.UNKNOWN_KIND)
+
+
+def test_service_account_group_and_policy_use_the_providers_org_relative_links() -> None:
+    account = {"kind": "serviceaccount", "name": "ci", "description": "CI", "tags": {}, "keys": [{"name": "k"}]}
+    group = {
+        "kind": "group",
+        "name": "devs",
+        "description": "devs",
+        "tags": {"team": "core"},
+        "memberLinks": ["/org/acme/user/ada@example.com", "/org/acme/serviceaccount/ci"],
+        "memberQuery": {"kind": "user", "spec": {"terms": [{"op": "=", "tag": "sso", "value": True}]}},
+        "identityMatcher": {"expression": "groups", "language": "jmespath"},
+    }
+    policy = {
+        "kind": "policy",
+        "name": "deployers",
+        "tags": {},
+        "targetKind": "workload",
+        "targetLinks": ["/org/acme/gvc/prod/workload/web"],
+        "bindings": [
+            {"permissions": ["view", "edit"], "principalLinks": ["/org/acme/group/devs", "//gvc/prod/identity/x"]}
+        ],
+    }
+    everyone = {"kind": "policy", "name": "all-gvcs", "targetKind": "gvc", "target": "all", "targetLinks": []}
+    found = resources(to_terraform({"kind": "list", "items": [account, group, policy, everyone]}))
+    assert found[("cpln_service_account", "ci")] == {"name": "ci", "description": "CI", "tags": {}}
+    devs = found[("cpln_group", "devs")]
+    assert (devs["user_ids_and_emails"], devs["service_accounts"]) == (["ada@example.com"], ["ci"])
+    terms = devs["member_query"][0]["spec"][0]["terms"]
+    assert terms == [{"op": "=", "tag": "sso", "value": "true"}]  # the provider's term values are strings
+    assert devs["identity_matcher"][0] == {"expression": "groups", "language": "jmespath"}
+    deployers = found[("cpln_policy", "deployers")]
+    assert (deployers["target_kind"], deployers["gvc"], deployers["target_links"]) == ("workload", "prod", ["web"])
+    assert deployers["binding"][0]["principal_links"] == ["group/devs", "gvc/prod/identity/x"]
+    assert found[("cpln_policy", "all_gvcs")]["target"] == "all"
+    assert "target_links" not in found[("cpln_policy", "all_gvcs")]

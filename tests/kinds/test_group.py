@@ -85,12 +85,12 @@ def test_links_to_other_kinds_or_orgs_are_left_to_the_engine_reference_check() -
     assert {r.kinds for r in refs} == {frozenset({"user", "serviceaccount"})}
 
 
-def test_references_service_accounts_must_exist_users_need_not() -> None:
+def test_references_need_not_exist_so_cpln_apply_may_write_groups_before_members() -> None:
     item = stored(GROUP, MAXIMAL, "core")
     refs = GROUP.references(item, ORG)
     assert [(r.path, r.link, r.must_exist) for r in refs] == [
         ("memberLinks[0]", "//user/ada@example.com", False),
-        ("memberLinks[1]", f"/org/{ORG}/serviceaccount/ci", True),
+        ("memberLinks[1]", f"/org/{ORG}/serviceaccount/ci", False),
     ]
     assert GROUP.references(stored(GROUP, {}, "empty"), ORG) == []
 

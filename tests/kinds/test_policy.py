@@ -197,15 +197,15 @@ def test_permissions_and_principals_are_kept_once_per_binding() -> None:
     assert item["bindings"] == [{"permissions": ["view", "reveal"], "principalLinks": [ADA, "//group/devs"]}] * 2
 
 
-def test_references_targets_need_not_exist_service_accounts_and_groups_must() -> None:
+def test_references_need_not_exist_so_cpln_apply_may_write_policies_before_principals() -> None:
     item = stored(POLICY, MAXIMAL, "deployers")
     refs = [(r.path, r.link, tuple(sorted(r.kinds or ())), r.must_exist) for r in POLICY.references(item, ORG)]
     principals = ("group", "identity", "serviceaccount", "user")
     assert refs == [
         ("targetLinks[0]", "//gvc/prod/workload/web", ("workload",), False),
         ("targetLinks[1]", f"/org/{ORG}/gvc/prod/workload/api", ("workload",), False),
-        ("bindings[0].principalLinks[0]", "//group/devs", principals, True),
-        ("bindings[0].principalLinks[1]", "//serviceaccount/ci", principals, True),
+        ("bindings[0].principalLinks[0]", "//group/devs", principals, False),
+        ("bindings[0].principalLinks[1]", "//serviceaccount/ci", principals, False),
         ("bindings[1].principalLinks[0]", ADA, principals, False),
         ("bindings[1].principalLinks[1]", "//gvc/prod/identity/deployer", principals, False),
     ]

@@ -87,6 +87,7 @@ def test_minimal_volumeset_gets_class_and_file_system_defaults() -> None:
     assert item == {
         "kind": "volumeset",
         "name": "data",
+        "gvc": "main",
         "description": "data",
         "tags": {},
         "spec": {"initialCapacity": 10, "performanceClass": "general-purpose-ssd", "fileSystemType": "ext4"},

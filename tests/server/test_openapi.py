@@ -321,6 +321,8 @@ def test_items_the_pipeline_builds_match_the_schemas(doc: dict[str, Any], kind: 
         if "create" in kind.verbs:
             assert list(component(doc, f"{p}Create").iter_errors(client_view(kind, item))) == []
         # ... and a patch that replaces the spec, drops a tag and sets one.
+        if "patch" not in kind.verbs:
+            continue
         patch = {"$replace/spec": item.get("spec"), "$drop/tags": ["team"], "tags": {"x": "y", "n": None}}
         if "spec" not in item:
             del patch["$replace/spec"]

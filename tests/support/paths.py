@@ -8,6 +8,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = Path(os.environ.get("PLINTH_SHARED_DIR", ROOT.parent / "shared"))
 CRDS = SHARED / "reference" / "crds"
-#: The official CLI, installed by npm into a git-ignored cache folder (see tests/cli/record_goldens.py).
+#: The official CLI, installed by npm into a git-ignored cache folder by tests/compat/conftest.py.
 CPLN_PREFIX = ROOT / ".cache" / "cpln"
 CPLN_BIN = Path(os.environ.get("CPLN_BIN", CPLN_PREFIX / "node_modules" / ".bin" / "cpln"))

@@ -1,7 +1,11 @@
 """API items -> Terraform for the official provider's resources (api.md §7).
 
 ``to_terraform(item_or_list) -> str``: one ``resource`` block per item, valid HCL. Kinds:
-``cpln_org`` (its settings), ``cpln_gvc``, ``cpln_domain`` and ``cpln_volume_set``. Server-owned
+``cpln_org`` (its settings), ``cpln_gvc``, ``cpln_domain``, ``cpln_volume_set``,
+``cpln_service_account``, ``cpln_group`` and ``cpln_policy``. The provider names members,
+principals and targets relative to the org (``group/devs``, ``user/ada@example.com``; target
+links by name, with ``gvc`` beside them for GVC-scoped kinds), so links are written that way.
+Users have no resource (they join by invitation). Server-owned
 fields (id, version, status, links...) are left out: Terraform computes them. Tag values are
 strings in the provider's schema, so other JSON values are written as their JSON text. Kinds
 without a mapping raise ``ValueError``.
@@ -113,11 +117,81 @@ def org(item: dict[str, Any]) -> Body:
     return body
 
 
+def _org_relative(link: Any) -> str:
+    """``/org/acme/group/devs`` or ``//group/devs`` -> ``group/devs`` (the provider's link form)."""
+    text = str(link)
+    if text.startswith("//"):
+        return text[2:]
+    parts = text.split("/")
+    return "/".join(parts[3:]) if len(parts) > 3 and parts[1] == "org" else text
+
+
+def _term_value(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _query(name: str, query: Any) -> Block:
+    """A ``member_query``/``target_query`` block: ``fetch`` and ``spec {match, terms {...}}``."""
+    query = query if isinstance(query, dict) else {}
+    spec = query.get("spec") or {}
+    spec_body: Body = [Attribute("match", spec.get("match", "all"))]
+    for term in spec.get("terms") or []:
+        term_body: Body = [Attribute("op", term.get("op", "="))]
+        term_body += [Attribute(key, term[key]) for key in ("property", "rel", "tag") if key in term]
+        if term.get("value") is not None:
+            term_body.append(Attribute("value", _term_value(term["value"])))
+        spec_body.append(Block("terms", term_body))
+    return Block(name, [Attribute("fetch", query.get("fetch", "items")), Block("spec", spec_body)])
+
+
+def service_account(item: dict[str, Any]) -> Body:
+    return common(item)
+
+
+def group(item: dict[str, Any]) -> Body:
+    body = common(item)
+    members = [_org_relative(link) for link in item.get("memberLinks") or []]
+    users = [m.split("/", 1)[1] for m in members if m.startswith("user/")]
+    accounts = [m.split("/", 1)[1] for m in members if m.startswith("serviceaccount/")]
+    if users:
+        body.append(Attribute("user_ids_and_emails", users))
+    if accounts:
+        body.append(Attribute("service_accounts", accounts))
+    if isinstance(item.get("memberQuery"), dict):
+        body.append(_query("member_query", item["memberQuery"]))
+    if isinstance(item.get("identityMatcher"), dict):
+        body.append(Block("identity_matcher", generic(item["identityMatcher"])))
+    return body
+
+
+def policy(item: dict[str, Any]) -> Body:
+    body = common(item)
+    body.append(Attribute("target_kind", item.get("targetKind", "")))
+    targets = [_org_relative(link).split("/") for link in item.get("targetLinks") or []]
+    gvcs = [t[1] for t in targets if len(t) == 4 and t[0] == "gvc"]
+    if gvcs:
+        body.append(Attribute("gvc", gvcs[0]))
+    if item.get("target") == "all":
+        body.append(Attribute("target", "all"))
+    elif targets:
+        body.append(Attribute("target_links", [t[-1] for t in targets]))
+    if isinstance(item.get("targetQuery"), dict):
+        body.append(_query("target_query", item["targetQuery"]))
+    for binding in item.get("bindings") or []:
+        principals = [_org_relative(link) for link in binding.get("principalLinks") or []]
+        permissions = list(binding.get("permissions") or [])
+        body.append(Block("binding", [Attribute("permissions", permissions), Attribute("principal_links", principals)]))
+    return body
+
+
 RESOURCES: dict[str, tuple[str, Callable[[dict[str, Any]], Body]]] = {
     "org": ("cpln_org", org),
     "gvc": ("cpln_gvc", gvc),
     "domain": ("cpln_domain", domain),
     "volumeset": ("cpln_volume_set", volume_set),
+    "serviceaccount": ("cpln_service_account", service_account),
+    "group": ("cpln_group", group),
+    "policy": ("cpln_policy", policy),
 }
 
 

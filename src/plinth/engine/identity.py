@@ -1,6 +1,6 @@
-"""Identity and access endpoints that are not plain verbs: ``-addKey``, ``-schema/permissions``
-and ``-accessreport``. Each reads and writes through the engine, so the same rules, events and
-access generation apply."""
+"""Identity and access endpoints that are not plain verbs: ``-addKey``, ``-schema/permissions``,
+``-accessreport`` and the user lookup ``user/-for/email/{email}``. Each reads and writes through
+the engine, so the same rules, events and access generation apply."""
 
 from __future__ import annotations
 

@@ -17,7 +17,9 @@ from plinth.errors import BadRequest
 from plinth.storage.query import PageStart
 
 CURSOR_VERSION = 1
-DEFAULT_PAGE_SIZE = 100
+#: The official CLI shows 50 items by default (``--max``) and prints its "more records" notice only
+#: when a ``next`` link remains after them: a page of 50 makes that notice appear from the 51st item.
+DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 1000
 
 
@@ -55,7 +57,7 @@ def decode_cursor(token: str) -> Cursor:
 
 
 def page_size(raw: str | None) -> int:
-    """The ``limit`` query parameter: 1..1000, default 100."""
+    """The ``limit`` query parameter: 1..1000, default 50."""
     if raw is None or raw == "":
         return DEFAULT_PAGE_SIZE
     try:

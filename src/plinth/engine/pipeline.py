@@ -62,6 +62,10 @@ def build_candidate(
         errors.append(FieldError("name", name_problem))
 
     item: Item = {"kind": kind.name, "name": name}
+    if kind.scope == "gvc":
+        # Stored items carry their GVC's name; so must the candidate, or a write that changes
+        # nothing (``cpln apply`` of the same file again) would look like a change.
+        item["gvc"] = ctx.gvc
     if kind.has_description:
         description = body.get("description")
         if description is None or description == "":

@@ -73,7 +73,8 @@ async def invite(engine: Engine, info: RequestInfo, body: Any, access: Access) -
         raise ValidationFailed(problems, "user")
     user_kind = engine.kind_of(info)
     collection = f"/org/{org}/user"
-    if not access.allows(user_kind, "invite", collection, 0, lambda: None):
+    # No item yet: stamp None keeps the decision out of the cache, and only target: all can cover it.
+    if not access.allows(user_kind, "invite", collection, None, lambda: None):
         raise Forbidden(
             f"Permission 'invite' on the users of org '{org}' is needed",
             {"permission": "invite", "kind": "user", "link": collection},

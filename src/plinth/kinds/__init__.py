@@ -9,10 +9,11 @@ from plinth.kinds.gvc import GVC
 from plinth.kinds.org import ORG
 from plinth.kinds.policy import POLICY
 from plinth.kinds.serviceaccount import SERVICEACCOUNT
+from plinth.kinds.unserved import IDENTITY, WORKLOAD
 from plinth.kinds.user import USER
 from plinth.kinds.volumeset import VOLUMESET
 
-KINDS: tuple[KindSpec, ...] = (ORG, GVC, DOMAIN, VOLUMESET, USER, SERVICEACCOUNT, GROUP, POLICY)
+KINDS: tuple[KindSpec, ...] = (ORG, GVC, DOMAIN, VOLUMESET, USER, SERVICEACCOUNT, GROUP, POLICY, WORKLOAD, IDENTITY)
 REGISTRY: dict[str, KindSpec] = {kind.name: kind for kind in KINDS}
 
 

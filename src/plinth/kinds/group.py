@@ -17,8 +17,9 @@ Top-level fields beyond the envelope:
 
 Decisions where the sources are silent:
 
-- A member service account must exist when the group is written (a typo is an error), but a
-  member user need not: users are referenced by email before they accept their invitation.
+- Member links need not exist when the group is written: users are referenced by email before
+  they accept their invitation, and the official CLI's ``cpln apply`` writes the items of one
+  file in an order that may put a group before the service accounts it lists.
 - The built-in ``superusers`` group must keep at least one member link: without one, nobody
   could manage the org.
 - Deleting a member service account removes it from ``memberLinks`` (``forget``): an account
@@ -84,9 +85,9 @@ def validate_group(item: Item, old: Item | None, ctx: KindContext) -> list[Field
 
 
 def group_references(item: Item, org: str) -> list[Reference]:
-    """Every member link; service accounts must exist, users need not (see the module docstring)."""
+    """Every member link, checked for its shape and org; none need exist (see the module docstring)."""
     return [
-        Reference(f"memberLinks[{i}]", link, MEMBER_KINDS, must_exist=link_kind(link, org) == "serviceaccount")
+        Reference(f"memberLinks[{i}]", link, MEMBER_KINDS, must_exist=False)
         for i, link in enumerate(item.get("memberLinks", []))
     ]
 

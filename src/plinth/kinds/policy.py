@@ -19,9 +19,11 @@ Top-level fields beyond the envelope:
 - ``bindings``: at most 50, each ``{permissions, principalLinks}``: one or more permissions,
   each one of ``targetKind``'s (an unknown name is an error at its path, e.g.
   ``bindings[1].permissions[0]``, because a misspelt permission would otherwise grant
-  nothing, silently); 1 to 200 principal links to users (by email; need not exist yet),
-  service accounts and groups (must exist: a typo is an error) or GVC identities
-  (``//gvc/{gvc}/identity/{name}``; need not exist). Each is kept once per binding, so
+  nothing, silently); 1 to 200 principal links to users (by email), service accounts,
+  groups or GVC identities (``//gvc/{gvc}/identity/{name}``), well-formed and of this org.
+  None need exist yet: the official CLI's ``cpln apply`` writes policies before the groups and
+  service accounts of the same file, so a policy must be writable before the principals it
+  names (a binding to a principal that does not exist grants nothing). Each is kept once per binding, so
   a client that resends what a policy holds is not refused; an index in an error path
   counts the stored (repeat-free) entries, and the message quotes the offending value.
 - ``origin`` (server-owned): ``default`` for policies clients create; ``builtin`` for the
@@ -51,8 +53,6 @@ TARGET_LINKS_MAX = 200
 BINDINGS_MAX = 50
 PRINCIPAL_LINKS_MAX = 200
 PRINCIPAL_KINDS = frozenset({"user", "serviceaccount", "group", "identity"})
-#: Principals that must exist when a policy names them (users and identities need not).
-PRINCIPALS_THAT_MUST_EXIST = frozenset({"serviceaccount", "group"})
 
 
 class Binding(SpecModel):
@@ -133,27 +133,27 @@ def validate_policy(item: Item, old: Item | None, ctx: KindContext) -> list[Fiel
 
 
 def policy_references(item: Item, org: str) -> list[Reference]:
-    """Target links (of ``targetKind``, need not exist) and every binding's principal links."""
+    """Target links (of ``targetKind``) and every binding's principal links; none need exist."""
     refs = [
         Reference(f"targetLinks[{i}]", link, frozenset({item["targetKind"]}), must_exist=False)
         for i, link in enumerate(item.get("targetLinks", []))
     ]
     for b, binding in enumerate(item.get("bindings", [])):
         refs += [
-            Reference(
-                f"bindings[{b}].principalLinks[{i}]",
-                link,
-                PRINCIPAL_KINDS,
-                must_exist=link_kind(link, org) in PRINCIPALS_THAT_MUST_EXIST,
-            )
+            Reference(f"bindings[{b}].principalLinks[{i}]", link, PRINCIPAL_KINDS, must_exist=False)
             for i, link in enumerate(binding["principalLinks"])
         ]
     return refs
 
 
+#: Principals named by links that die with them: a later account or group of the same name is
+#: someone else. (Users are named by email, before they exist and after, so their links stay.)
+FORGOTTEN_PRINCIPALS = frozenset({"serviceaccount", "group"})
+
+
 def forget_principal(item: Item, href: str, org: str) -> Item | None:
     """``item`` without the principal links to ``href`` (a service account or group being deleted)."""
-    if link_kind(href, org) not in PRINCIPALS_THAT_MUST_EXIST:
+    if link_kind(href, org) not in FORGOTTEN_PRINCIPALS:
         return None
     bindings: list[dict[str, Any]] = []
     changed = False

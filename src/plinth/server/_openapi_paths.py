@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from plinth.engine.paging import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from plinth.kinds.base import KindSpec
 from plinth.server._openapi_schemas import COMMON_NAME, name_schema, ref, schema_prefix
 
@@ -44,7 +45,7 @@ def parameters() -> dict[str, Schema]:
             "name": "limit",
             "in": "query",
             "description": "Page size.",
-            "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100},
+            "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE, "default": DEFAULT_PAGE_SIZE},
         },
         "Cursor": {
             "name": "cursor",

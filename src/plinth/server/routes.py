@@ -133,6 +133,8 @@ async def _action(svc: Services, req: Request, info: RequestInfo, body: object, 
     limit = page_size(req.param("limit"))
     if action == "query" and not info.is_item and not info.action_args:
         _allow(method, "GET", "POST")
+        if method == "POST" and body is None:
+            body = {}  # no terms: `cpln <kind> query` without options POSTs no body at all
         return Reply(200, await listing.query_items(engine, info, body, limit, req.param("cursor"), access))
     if action == "eventlog" and info.is_item and not info.action_args:
         _allow(method, "GET")

@@ -1,0 +1,46 @@
+"""A representative subset of the official CLI cases against a server on PostgreSQL.
+
+The other modules run on SQLite; these cases re-run their functions here, with ``server``
+overridden: writes, keys, lists with paging, the apply/delete round trip and errors, through flags.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.compat.conftest import Cpln
+from tests.compat.test_rest import (
+    test_create_from_json_yaml_and_stdin_follows_location,
+    test_errors_reach_cpln_in_its_shape,
+    test_post_put_patch_delete_round_trip,
+)
+from tests.compat.test_typed import (
+    test_apply_creates_then_updates_and_delete_from_file_waits_for_404,
+    test_get_over_50_items_prints_the_paging_notice,
+    test_serviceaccount_create_add_key_get_and_the_key_works,
+    test_volumeset_create_get_delete_in_a_gvc,
+)
+from tests.support.server import ServerProcess
+
+pytestmark = pytest.mark.postgres
+
+__all__ = [
+    "test_apply_creates_then_updates_and_delete_from_file_waits_for_404",
+    "test_create_from_json_yaml_and_stdin_follows_location",
+    "test_errors_reach_cpln_in_its_shape",
+    "test_get_over_50_items_prints_the_paging_notice",
+    "test_post_put_patch_delete_round_trip",
+    "test_serviceaccount_create_add_key_get_and_the_key_works",
+    "test_volumeset_create_get_delete_in_a_gvc",
+]
+
+
+@pytest.fixture(scope="module")
+def server(pg_server: ServerProcess) -> ServerProcess:
+    return pg_server
+
+
+@pytest.fixture
+def either(cpln: Cpln) -> Cpln:
+    """Flags only here: the profile path does not depend on the store."""
+    return cpln
