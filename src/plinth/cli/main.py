@@ -27,6 +27,8 @@ COMMANDS = {
     "rest": ("plinth.cli.rest:rest_group", "Submit REST requests against the API"),
     "profile": ("plinth.cli.profile_cmd:profile_group", "Manage connection profiles"),
     "serve": ("plinth.cli.serve:serve_command", "Run the Plinth API server"),
+    "export": ("plinth.cli.transfer:export_command", "Write a whole store as JSON lines"),
+    "import": ("plinth.cli.transfer:import_command", "Load an export into a new, empty store"),
 }
 
 

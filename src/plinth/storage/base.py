@@ -11,7 +11,7 @@ Both backends (``sqlite.py``, ``postgres.py``) pass ``tests/storage/conformance.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -98,6 +98,45 @@ class EventRecord:
     doc: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """One row of the links table: the record at ``key`` links to ``target``."""
+
+    key: Key
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """One row of the event log, with every column (what :meth:`Storage.dump` reads)."""
+
+    seq: int
+    key: Key
+    id: str
+    created: str
+    doc: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class MetaEntry:
+    name: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class DumpCounts:
+    """How many rows of each table a :meth:`Storage.dump` is about to yield."""
+
+    records: int
+    refs: int
+    events: int
+    meta: int
+
+
+#: A stored row of any table, as :meth:`Storage.dump` yields it and :meth:`Storage.load` takes it.
+Row = Record | Ref | StoredEvent | MetaEntry
+
+
 @dataclass(slots=True)
 class Page:
     records: list[Record] = field(default_factory=list)
@@ -155,6 +194,27 @@ class Storage(Protocol):
         not block. After a lost connection is re-established the callback receives
         ``None``: notifications may have been missed, so drop whatever they guard.
         A backend without replicas never calls it.
+        """
+        ...
+
+    def dump(self) -> AsyncIterator[DumpCounts | Row]:
+        """Every row of the store, read from one consistent snapshot: first a
+        :class:`DumpCounts`, then the records (by key), the refs (by key and target), the
+        events (by ``seq``) and the meta entries (by name), each with every column.
+
+        Streams: memory does not grow with the store. Unbounded by ``QUERY_TIMEOUT``.
+        """
+        ...
+
+    async def is_empty(self) -> bool:
+        """Whether no table holds a row (a store migrated but never served or loaded)."""
+        ...
+
+    async def load(self, rows: Sequence[Row]) -> None:
+        """Insert ``rows`` exactly as given (ids, versions, event ``seq``, meta) in one
+        transaction, or none of them. Events appended later get a ``seq`` above every loaded one.
+
+        Raises ``StorageError("exists")`` when a row's key is already stored.
         """
         ...
 

@@ -19,10 +19,11 @@ When the database goes away the API answers 503 within seconds and recovers by i
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import select
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -37,14 +38,17 @@ from plinth.storage import statements as st
 from plinth.storage.base import (
     AppendEvent,
     Delete,
+    DumpCounts,
     EventRecord,
     Key,
     NotifyCallback,
     Operation,
     Put,
     Record,
+    Row,
     SetMeta,
     StorageError,
+    StoredEvent,
 )
 from plinth.storage.migrate import MIGRATIONS, migrate
 from plinth.storage.postgres_listener import PostgresListener
@@ -68,9 +72,13 @@ RECONNECT_TIMEOUT = 1.0
 #: rows it locked do not stall the other replicas until TCP notices the client is gone.
 IDLE_IN_TRANSACTION_TIMEOUT = 2 * QUERY_TIMEOUT
 #: Notice a silently dropped link on an idle connection too, not only a closed one.
-KEEPALIVES = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3}
+KEEPALIVES: dict[str, Any] = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3}
 #: psycopg prepares a statement server-side once it has run this many times on a connection.
 PREPARE_THRESHOLD = 5
+#: Rows the server-side cursor of :meth:`PostgresStorage.dump` sends at a time.
+DUMP_FETCH = 1000
+#: After loading events with their own ``seq``, new events must number above them.
+_ADVANCE_EVENT_SEQ = "SELECT setval(pg_get_serial_sequence('events', 'seq'), (SELECT max(seq) FROM events))"
 
 
 class PostgresDialect:
@@ -298,6 +306,50 @@ class PostgresStorage:
 
     async def ping(self) -> None:
         await self._fetch("SELECT 1", ())
+
+    async def dump(self) -> AsyncIterator[DumpCounts | Row]:
+        # A connection of its own, outside the pool's statement_timeout, in one REPEATABLE READ
+        # transaction: every table is read from the same snapshot while replicas keep writing.
+        try:
+            conn = await psycopg.AsyncConnection.connect(self._url, connect_timeout=CONNECT_TIMEOUT, **KEEPALIVES)
+        except psycopg.OperationalError as exc:
+            raise StorageError("unavailable", None, f"cannot connect: {exc}") from exc
+        try:
+            conn.adapters.register_loader("jsonb", _RawJsonLoader)
+            await conn.set_isolation_level(psycopg.IsolationLevel.REPEATABLE_READ)
+            await conn.set_read_only(True)
+            async with conn.transaction():
+                cursor = await conn.execute(st.COUNT_ROWS)
+                counts = await cursor.fetchone()
+                assert counts is not None
+                yield DumpCounts(*(int(n) for n in counts))
+                for table, statement in st.DUMP_TABLES:
+                    async with conn.cursor(name=f"plinth_dump_{table}") as rows:
+                        rows.itersize = DUMP_FETCH
+                        await rows.execute(statement)
+                        async for row in rows:
+                            yield st.dump_row(table, row, bytes)
+        except psycopg.OperationalError as exc:
+            raise StorageError("unavailable", None, f"lost the connection to the database: {exc}") from exc
+        finally:
+            await conn.close()
+
+    async def is_empty(self) -> bool:
+        rows = await self._fetch(self._sql["STORE_IS_EMPTY"], ())
+        return bool(rows[0][0])
+
+    async def load(self, rows: Sequence[Row]) -> None:
+        async def insert_all(conn: psycopg.AsyncConnection) -> None:
+            async with conn.transaction(), conn.cursor() as cursor:
+                for name, group in itertools.groupby((st.load_params(row) for row in rows), key=lambda p: p[0]):
+                    await cursor.executemany(self._sql[name], [params for _, params in group])
+                if any(isinstance(row, StoredEvent) for row in rows):
+                    await cursor.execute(_ADVANCE_EVENT_SEQ)
+
+        try:
+            await self._run(insert_all)
+        except pgerrors.UniqueViolation as exc:
+            raise StorageError("exists", None, f"a loaded row is already stored: {exc}") from exc
 
     async def notify(self, channel: str, payload: str) -> None:
         await self._fetch("SELECT pg_notify(%s, %s)", (channel, payload))

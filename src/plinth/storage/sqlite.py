@@ -9,9 +9,10 @@ Several worker processes may share the file: writers queue on SQLite's lock (``b
 from __future__ import annotations
 
 import asyncio
+import itertools
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -20,12 +21,14 @@ from plinth.storage import statements as st
 from plinth.storage.base import (
     AppendEvent,
     Delete,
+    DumpCounts,
     EventRecord,
     Key,
     NotifyCallback,
     Operation,
     Put,
     Record,
+    Row,
     SetMeta,
     StorageError,
 )
@@ -34,6 +37,8 @@ from plinth.storage.query import ListRequest, Scalar, scalar_text
 from plinth.storage.sqlbuild import Fragment, compile_list, sql
 
 BUSY_TIMEOUT_MS = 10_000
+#: Rows :meth:`SqliteStorage.dump` fetches at a time.
+DUMP_FETCH = 1000
 
 
 class SqliteDialect:
@@ -192,6 +197,49 @@ class SqliteStorage:
 
     async def ping(self) -> None:
         self._read("SELECT 1", ())
+
+    async def dump(self) -> AsyncIterator[DumpCounts | Row]:
+        # Its own connection in one read transaction: WAL gives it a snapshot that commits by
+        # the server (if one is running) do not change.
+        conn = _connect(self.path)
+        try:
+            conn.execute("BEGIN")
+            counts = conn.execute(st.COUNT_ROWS).fetchone()
+            yield DumpCounts(*(int(n) for n in counts))
+            for table, statement in st.DUMP_TABLES:
+                cursor = conn.execute(statement)
+                while batch := await asyncio.to_thread(cursor.fetchmany, DUMP_FETCH):
+                    for row in batch:
+                        yield st.dump_row(table, row, str.encode)
+            conn.execute("COMMIT")
+        finally:
+            conn.close()
+
+    async def is_empty(self) -> bool:
+        return bool(self._read(st.STORE_IS_EMPTY, ())[0][0])
+
+    async def load(self, rows: Sequence[Row]) -> None:
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._write_thread, self._load_sync, rows)
+
+    def _load_sync(self, rows: Sequence[Row]) -> None:
+        statements = st.rendered("?")
+        conn = self._writer
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                # AUTOINCREMENT keeps sqlite_sequence above every explicit seq inserted.
+                for name, group in itertools.groupby((st.load_params(row) for row in rows), key=lambda p: p[0]):
+                    conn.executemany(statements[name], [params for _, params in group])
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        except sqlite3.IntegrityError as exc:
+            raise StorageError("exists", None, f"a loaded row is already stored: {exc}") from exc
+        except sqlite3.OperationalError as exc:
+            raise StorageError("unavailable", None, str(exc)) from exc
 
     async def notify(self, channel: str, payload: str) -> None:
         """SQLite has no notification channel, so nothing is sent. Worker processes sharing

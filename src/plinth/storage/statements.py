@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from plinth.storage.base import Key, MetaEntry, Record, Ref, Row, StoredEvent
+
 _KEY = "org = {p} AND kind = {p} AND parent = {p} AND name = {p}"
 
 INSERT_RESOURCE = (
@@ -20,6 +25,56 @@ SELECT_EVENTS = f"SELECT seq, doc FROM events WHERE {_KEY} AND seq > {{p}} ORDER
 SELECT_META = "SELECT value FROM meta WHERE name = {p}"
 SET_META = "INSERT INTO meta (name, value) VALUES ({p}, {p}) ON CONFLICT (name) DO UPDATE SET value = excluded.value"
 SET_META_IF_ABSENT = "INSERT INTO meta (name, value) VALUES ({p}, {p}) ON CONFLICT (name) DO NOTHING"
+
+
+# Export and import (``Storage.dump`` and ``Storage.load``): every column, in a stable order.
+COUNT_ROWS = (
+    "SELECT (SELECT count(*) FROM resources), (SELECT count(*) FROM refs),"
+    " (SELECT count(*) FROM events), (SELECT count(*) FROM meta)"
+)
+STORE_IS_EMPTY = (
+    "SELECT NOT (EXISTS (SELECT 1 FROM resources) OR EXISTS (SELECT 1 FROM refs)"
+    " OR EXISTS (SELECT 1 FROM events) OR EXISTS (SELECT 1 FROM meta))"
+)
+DUMP_RESOURCES = "SELECT org, kind, parent, name, id, version, doc FROM resources ORDER BY org, kind, parent, name"
+DUMP_REFS = "SELECT org, kind, parent, name, target FROM refs ORDER BY org, kind, parent, name, target"
+DUMP_EVENTS = "SELECT seq, org, kind, parent, name, id, created, doc FROM events ORDER BY seq"
+DUMP_META = "SELECT name, value FROM meta ORDER BY name"
+LOAD_EVENT = (
+    "INSERT INTO events (seq, org, kind, parent, name, id, created, doc)"
+    " VALUES ({p}, {p}, {p}, {p}, {p}, {p}, {p}, {p})"
+)
+LOAD_META = "INSERT INTO meta (name, value) VALUES ({p}, {p})"
+
+
+def dump_row(table: str, row: Sequence[Any], doc: Callable[[Any], bytes]) -> Row:
+    """The row a ``DUMP_*`` statement of ``table`` returned, with ``doc`` turning the driver's
+    document value into bytes."""
+    if table == "resources":
+        return Record(Key(row[0], row[1], row[2], row[3]), row[4], int(row[5]), doc(row[6]))
+    if table == "refs":
+        return Ref(Key(row[0], row[1], row[2], row[3]), row[4])
+    if table == "events":
+        return StoredEvent(int(row[0]), Key(row[1], row[2], row[3], row[4]), row[5], row[6], doc(row[7]))
+    return MetaEntry(row[0], row[1])
+
+
+#: Each table's dump statement, in dump order.
+DUMP_TABLES = (("resources", DUMP_RESOURCES), ("refs", DUMP_REFS), ("events", DUMP_EVENTS), ("meta", DUMP_META))
+
+
+def load_params(row: Row) -> tuple[str, tuple[Any, ...]]:
+    """The statement name (in :func:`rendered`) and parameters that insert ``row`` verbatim."""
+    if isinstance(row, Record):
+        k = row.key
+        return "INSERT_RESOURCE", (k.org, k.kind, k.parent, k.name, row.id, row.version, row.doc.decode())
+    if isinstance(row, Ref):
+        k = row.key
+        return "INSERT_REF", (k.org, k.kind, k.parent, k.name, row.target)
+    if isinstance(row, StoredEvent):
+        k = row.key
+        return "LOAD_EVENT", (row.seq, k.org, k.kind, k.parent, k.name, row.id, row.created, row.doc.decode())
+    return "LOAD_META", (row.name, row.value)
 
 
 def referrers_sql(n_kinds: int) -> str:
