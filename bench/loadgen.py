@@ -86,11 +86,15 @@ end
 DONE = r"""
 function done(summary, latency, requests)
   local e = summary.errors
-  local codes = {}
+  local totals = {}
   for _, thread in ipairs(threads) do
     for code, n in pairs(thread:get("codes") or {}) do
-      table.insert(codes, string.format('"%s":%d', code, n))
+      totals[code] = (totals[code] or 0) + n
     end
+  end
+  local codes = {}
+  for code, n in pairs(totals) do
+    table.insert(codes, string.format('"%s":%d', code, n))
   end
   io.write(string.format(
     '\n%s{"requests":%d,"duration_us":%d,"p50_us":%.1f,"p99_us":%.1f,' ..
