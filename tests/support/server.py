@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -14,6 +15,11 @@ from pathlib import Path
 import httpx
 
 READY_TIMEOUT_S = 30
+
+
+def tls_verify(verify: bool | str) -> bool | ssl.SSLContext:
+    """A CA file path becomes an SSL context (httpx no longer takes paths)."""
+    return ssl.create_default_context(cafile=verify) if isinstance(verify, str) else verify
 
 
 def free_port() -> int:
@@ -31,9 +37,9 @@ class ServerProcess:
     process: subprocess.Popen[bytes]
     log_path: Path
 
-    def client(self, token: str | None = None, **kwargs: object) -> httpx.Client:
+    def client(self, token: str | None = None, verify: bool | str = True) -> httpx.Client:
         headers = {"Authorization": f"Bearer {token or self.key}"}
-        return httpx.Client(base_url=self.url, headers=headers, timeout=30, **kwargs)  # type: ignore[arg-type]
+        return httpx.Client(base_url=self.url, headers=headers, timeout=30, verify=tls_verify(verify))
 
     def log_lines(self) -> list[str]:
         return self.log_path.read_text().splitlines()
@@ -73,7 +79,7 @@ def start_server(
         if process.poll() is not None:
             raise RuntimeError(f"plinth serve exited early:\n{log_path.read_text()}")
         try:
-            if httpx.get(f"{url}/readyz", timeout=1, verify=verify).status_code == 200:
+            if httpx.get(f"{url}/readyz", timeout=1, verify=tls_verify(verify)).status_code == 200:
                 key = (data_dir / "bootstrap-admin.key").read_text().strip()
                 return ServerProcess(url, key, org, data_dir, process, log_path)
         except httpx.HTTPError:

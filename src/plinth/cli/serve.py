@@ -113,7 +113,7 @@ def _init_profile(name: str, endpoint: str, settings: Settings, org: str) -> Non
     if not key_file.exists():
         return
     try:
-        from plinth.cli.profiles import ensure_local_profile  # type: ignore[attr-defined]
+        from plinth.cli.profiles import ensure_local_profile  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         return
     if ensure_local_profile(endpoint, key_file.read_text().strip(), org):
