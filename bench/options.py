@@ -30,6 +30,7 @@ class Options:
     keep: bool
     results_dir: Path
     quick: bool
+    settle_budget_s: float
 
 
 def parse(argv: list[str]) -> Options:
@@ -59,13 +60,20 @@ def parse(argv: list[str]) -> Options:
         default=os.environ.get("PLINTH_BENCH_PG_URL", DEFAULT_PG_ADMIN_URL),
         help="a PostgreSQL database to connect to for creating scratch plinth_bench_* databases",
     )
+    p.add_argument(
+        "--settle-budget",
+        type=float,
+        default=120.0,
+        help="seconds the whole run may wait for other processes to go quiet before figures (default 120)",
+    )
     p.add_argument("--keep", action="store_true", help="keep the work directory (logs, stores)")
     p.add_argument("--results-dir", type=Path, default=RESULTS_DIR)
     a = p.parse_args(argv)
     large = a.items if a.items is not None else (10_000 if a.quick else 100_000)
     duration = a.duration if a.duration is not None else (2 if a.quick else 5)
-    if a.small < 1 or large < a.small:
-        p.error("need 1 <= --small <= --items")
+    # PATCH goes to items 1..50 in turn, so the small store needs more than 50.
+    if a.small <= 50 or large < a.small:
+        p.error("need 50 < --small <= --items")
     if a.connections < a.threads:
         p.error("wrk needs at least one connection per thread")
     workers = tuple(dict.fromkeys(a.workers or (1, 2)))
@@ -86,4 +94,5 @@ def parse(argv: list[str]) -> Options:
         keep=a.keep,
         results_dir=a.results_dir,
         quick=a.quick,
+        settle_budget_s=max(0.0, a.settle_budget),
     )

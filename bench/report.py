@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.loadgen import WrkResult
-from bench.verdict import Target, mark, ratio
+from bench.verdict import NOISE_NOTE, Target, mark, noted, ratio
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,8 @@ def errors_cell(result: WrkResult) -> str:
 
 
 def format_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """Columns sized to their widest cell; the first left-aligned, the rest right-aligned."""
+    """Columns sized to their widest cell; the first left-aligned, the rest right-aligned.
+    A note follows when a mark carries the ``*`` of a figure measured on a busy machine."""
     widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
 
     def line(cells: Sequence[str]) -> str:
@@ -61,10 +62,11 @@ def format_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
         return "  ".join(parts).rstrip()
 
     rule = "  ".join("-" * w for w in widths)
-    return "\n".join([line(header), rule, *(line(r) for r in rows)])
+    notes = [NOISE_NOTE] if any(str(row[-1]).endswith("*") for row in rows) else []
+    return "\n".join([line(header), rule, *(line(r) for r in rows), *notes])
 
 
-THROUGHPUT_HEADER = ("figure", "req/s", "p50 ms", "p99 ms", "errors", "x ceiling", "target", "mark")
+THROUGHPUT_HEADER = ("figure", "req/s", "p50 ms", "p99 ms", "errors", "other CPU", "x ceiling", "target", "mark")
 
 
 def throughput_rows(figures: Sequence[Figure], ceiling: WrkResult) -> list[list[str]]:
@@ -79,9 +81,10 @@ def throughput_rows(figures: Sequence[Figure], ceiling: WrkResult) -> list[list[
                 _num(fig.result.p50_ms, 2),
                 _num(fig.result.p99_ms, 2),
                 errors_cell(fig.result),
+                _num(fig.result.other_cores, 2),
                 _num(share, 2),
                 fig.target.describe() if fig.target else "",
-                mark(share, fig.target, fig.result.errors),
+                noted(mark(share, fig.target, fig.result.errors), fig.result.other_cores),
             ]
         )
     rows.append(
@@ -91,9 +94,10 @@ def throughput_rows(figures: Sequence[Figure], ceiling: WrkResult) -> list[list[
             _num(ceiling.p50_ms, 2),
             _num(ceiling.p99_ms, 2),
             errors_cell(ceiling),
+            _num(ceiling.other_cores, 2),
             "1.00",
             "",
-            mark(None, None, ceiling.errors),
+            noted(mark(None, None, ceiling.errors), ceiling.other_cores),
         ]
     )
     return rows
@@ -107,6 +111,7 @@ def scale_header(small: int, large: int) -> tuple[str, ...]:
         f"req/s @{small:,}",
         f"req/s @{large:,}",
         "p50 ratio",
+        "other CPU",
         "target",
         "mark",
     )
@@ -121,8 +126,9 @@ def scale_rows(figures: Sequence[ScaleFigure]) -> list[list[str]]:
             _num(f.small.rps, 0),
             _num(f.large.rps, 0),
             _num(f.ratio, 2),
+            _num(max(f.small.other_cores, f.large.other_cores), 2),
             f.target.describe(),
-            mark(f.ratio, f.target, f.errors),
+            noted(mark(f.ratio, f.target, f.errors), max(f.small.other_cores, f.large.other_cores)),
         ]
         for f in figures
     ]
@@ -145,6 +151,8 @@ def result_doc(result: WrkResult) -> dict[str, Any]:
         "status_errors": result.status_errors,
         "socket_errors": result.socket_errors,
         "status_codes": result.codes,
+        "error_samples": result.samples,
+        "other_cores": round(result.other_cores, 3),
     }
 
 

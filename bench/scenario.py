@@ -9,11 +9,11 @@ import signal
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from bench import client, machine, report
+from bench import client, cpu, machine, report
 from bench.ceiling import write_response
 from bench.items import ItemKind
 from bench.loadgen import Load, RequestPlan, WrkResult, ensure_wrk, run_wrk
@@ -25,6 +25,8 @@ from bench.stores import Store, scratch_store, unavailable_reason
 from bench.verdict import CEILING_TARGETS, MEMORY_TARGET, SCALE_TARGET
 
 PAGE = 50
+#: PATCH goes to items 1..PATCH_SPREAD in turn (item 0 is the GET target and stays unchanged).
+PATCH_SPREAD = 50
 
 
 @dataclass
@@ -35,6 +37,7 @@ class Run:
     wrk: str
     procs: Processes
     workdir: Path
+    settle: cpu.Settle = field(default_factory=lambda: cpu.Settle(0.0))
 
     @property
     def kind(self) -> ItemKind:
@@ -59,8 +62,16 @@ def plans(run: Run) -> Plans:
         first_page=RequestPlan("GET", f"{kind.collection_path(org)}?limit={PAGE}"),
         # Unique names per request (run token, wrk thread, counter): every POST creates.
         post=RequestPlan("POST", f"/org/{org}/gvc/main/volumeset", '{"name":"vs-', '","spec":{"initialCapacity":10}}'),
-        # A new description each time, so every PATCH is a real write (an unchanged item is not rewritten).
-        patch=RequestPlan("PATCH", kind.item_path(org, 1), '{"description":"bench ', '"}'),
+        # A new description each time, so every PATCH is a real write (an unchanged item is not
+        # rewritten), over PATCH_SPREAD items in turn: clients patching one item concurrently
+        # measure the engine's compare-and-swap retries, not write throughput.
+        patch=RequestPlan(
+            "PATCH",
+            kind.item_path(org, 1),
+            '{"description":"bench ',
+            '"}',
+            tuple(kind.item_path(org, i) for i in range(1, 1 + PATCH_SPREAD)),
+        ),
     )
 
 
@@ -71,9 +82,15 @@ def measure(run: Run, server: Running, key: str | None, plan: RequestPlan, label
         headers["Authorization"] = f"Bearer {key}"
     warm = Load(run.opts.load.threads, run.opts.load.connections, run.opts.warmup_s, run.opts.load.timeout_s)
     run_wrk(run.wrk, server.url, plan, headers, warm, run.workdir)
+    run.settle.wait(server.proc.pid)
+    before = cpu.snapshot(server.proc.pid)
     result = run_wrk(run.wrk, server.url, plan, headers, run.opts.load, run.workdir)
+    result = replace(result, other_cores=cpu.other_cores(before, cpu.snapshot(server.proc.pid)))
     flag = f"  (errors: {report.errors_cell(result)})" if result.errors else ""
+    for code, body in result.samples.items():
+        flag += f"\n      first {code}: {body[:200]}"
     shown = f"{result.rps:>9,.0f} req/s  p50 {result.p50_ms:6.2f} ms  p99 {result.p99_ms:6.2f} ms"
+    shown += f"  other CPU {result.other_cores:.2f}"
     run.say(f"    {label:<24} {shown}{flag}")
     return result
 
@@ -242,9 +259,10 @@ def main(argv: list[str]) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="plinth-bench-"))
     all_tables: list[str] = []
     status = 0
+    settle = cpu.Settle(opts.settle_budget_s)
     try:
         with Processes() as procs:
-            run = Run(opts, wrk, procs, workdir)
+            run = Run(opts, wrk, procs, workdir, settle)
             for backend in opts.backends:
                 reason = unavailable_reason(backend, opts.pg_admin_url)
                 if reason is not None:
@@ -258,13 +276,15 @@ def main(argv: list[str]) -> int:
         print("\ninterrupted: servers stopped, partial results kept", file=sys.stderr)
         status = 130
     finally:
+        doc["settle_waited_s"] = settle.waited_s
         path = report.write_json(doc, opts.results_dir, stamp)
         if opts.keep:
             print(f"work directory kept: {workdir}")
         else:
             shutil.rmtree(workdir, ignore_errors=True)
     if all_tables:
-        print("\n==== Summary\n" + machine.describe(facts) + "\n\n" + "\n\n".join(all_tables))
+        waited = f"Waited {settle.waited_s:.0f} s in all for other processes to go quiet before figures."
+        print("\n==== Summary\n" + machine.describe(facts) + "\n" + waited + "\n\n" + "\n\n".join(all_tables))
     print(f"\nresults: {path}")
     return status
 

@@ -51,3 +51,15 @@ def mark(measured: float | None, target: Target | None, errors: int = 0) -> str:
     if target is None or measured is None:
         return "-"
     return "PASS" if target.met(measured) else "MISS"
+
+
+#: Other processes' CPU (cores) above which a figure is marked unreliable (``*``).
+NOISY_CORES = 0.25
+NOISE_NOTE = (
+    f"* other processes used more than {NOISY_CORES} of a core during this figure: measure again on a quiet machine"
+)
+
+
+def noted(verdict: str, other_cores: float) -> str:
+    """``verdict`` with ``*`` when the machine was busy with something else during the run."""
+    return verdict + "*" if other_cores > NOISY_CORES else verdict

@@ -12,7 +12,7 @@ import pytest
 
 from bench.loadgen import RequestPlan, WrkResult, lua_script, parse_output
 from bench.report import Figure, ScaleFigure, errors_cell, format_table, memory_rows, scale_rows, throughput_rows
-from bench.verdict import CEILING_TARGETS, MEMORY_TARGET, SCALE_TARGET, Target, mark, ratio
+from bench.verdict import CEILING_TARGETS, MEMORY_TARGET, NOISE_NOTE, SCALE_TARGET, Target, mark, ratio
 
 DATA = Path(__file__).parent / "data"
 
@@ -73,6 +73,13 @@ def test_write_plan_builds_unique_bodies_and_counts_statuses() -> None:
     assert "function request" in script and "function response" in script
     assert "RUN = [[cafe01]]" in script
     assert """PREFIX = [[{"name":"vs-]]""" in script
+    assert "PATHS = {}" in script
+
+
+def test_write_plan_can_rotate_over_items() -> None:
+    plan = RequestPlan("PATCH", "/a", '{"description":"', '"}', ("/org/acme/domain/d1", "/org/acme/domain/d2"))
+    script = lua_script(plan, {}, "t")
+    assert "PATHS = {[[/org/acme/domain/d1]], [[/org/acme/domain/d2]]}" in script
 
 
 # -- targets and tables -------------------------------------------------------------------
@@ -117,11 +124,11 @@ def test_throughput_rows_ratio_to_the_ceiling_and_marks() -> None:
     ]
     rows = throughput_rows(figures, ceiling)
     by_label = {row[0]: row for row in rows}
-    assert by_label["GET domain"][5:] == ["0.50", "≥ 0.5", "PASS"]
-    assert by_label["GET domain (pg)"][5:] == ["0.30", "≥ 0.35", "MISS"]
-    assert by_label["PATCH domain"][4:] == ["2", "0.03", "", "ERR"]
-    assert by_label["POST volumeset"][5:] == ["0.10", "", "-"]
-    assert rows[-1][0] == "ceiling (bare ASGI)" and rows[-1][1] == "20,000" and rows[-1][5] == "1.00"
+    assert by_label["GET domain"][6:] == ["0.50", "≥ 0.5", "PASS"]
+    assert by_label["GET domain (pg)"][6:] == ["0.30", "≥ 0.35", "MISS"]
+    assert by_label["PATCH domain"][4:] == ["2", "0.00", "0.03", "", "ERR"]
+    assert by_label["POST volumeset"][6:] == ["0.10", "", "-"]
+    assert rows[-1][0] == "ceiling (bare ASGI)" and rows[-1][1] == "20,000" and rows[-1][6] == "1.00"
 
 
 def test_scale_ratio_is_p50_many_over_few() -> None:
@@ -130,7 +137,7 @@ def test_scale_ratio_is_p50_many_over_few() -> None:
     failed = ScaleFigure("GET deep", result(p50=1.00), result(p50=1.00, status_errors=1), SCALE_TARGET)
     rows = scale_rows([within, beyond, failed])
     assert [r[5] for r in rows] == ["1.30", "1.40", "1.00"]
-    assert [r[7] for r in rows] == ["PASS", "MISS", "ERR"]
+    assert [r[8] for r in rows] == ["PASS", "MISS", "ERR"]
 
 
 def test_memory_rows_judge_each_worker() -> None:
@@ -151,3 +158,13 @@ def test_format_table_aligns_columns() -> None:
     assert lines[1] == "-------  ------"
     assert lines[2] == "GET       1,000"
     assert lines[3] == "ceiling  20,000"
+
+
+def test_figures_measured_on_a_busy_machine_are_starred_with_a_note() -> None:
+    ceiling = result(rps=20000)
+    busy = WrkResult(12000, 1.0, 0.2, 1.0, 0, 0, other_cores=0.6)
+    rows = throughput_rows([Figure("GET domain", busy, Target(">=", 0.5))], ceiling)
+    assert rows[0][5:] == ["0.60", "0.60", "≥ 0.5", "PASS*"]
+    assert rows[1][-1] == "-"
+    assert format_table(("figure", "mark"), [[r[0], r[-1]] for r in rows]).endswith(NOISE_NOTE)
+    assert NOISE_NOTE not in format_table(("figure", "mark"), [["GET", "PASS"]])
