@@ -16,11 +16,13 @@ BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 @pytest.fixture(scope="module", params=BACKENDS)
 def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     database_url = pg.create_database() if request.param == "postgres" else None
-    proc = start_server(tmp_path_factory.mktemp("plinth"), database_url)
     try:
-        yield proc
+        proc = start_server(tmp_path_factory.mktemp("plinth"), database_url)
+        try:
+            yield proc
+        finally:
+            proc.stop()
     finally:
-        proc.stop()
         if database_url:
             pg.drop_database(database_url)
 

@@ -57,6 +57,47 @@ CASES = [
         update={"spec": {"initialCapacity": 20}},
         needs=[("/org/{org}/gvc", {"name": "g{n}"})],
     ),
+    KindCase(
+        kind="serviceaccount",
+        collection="/org/{org}/serviceaccount",
+        valid={"name": "sa{n}", "description": "a robot"},
+        invalid=[({"name": "sa{n}", "description": "x" * 251}, "description"), ({"name": "Sa{n}"}, "name")],
+        update={"tags": {"team": "ci"}},
+    ),
+    KindCase(
+        kind="group",
+        collection="/org/{org}/group",
+        valid={"name": "grp{n}", "memberLinks": ["//serviceaccount/sa{n}"]},
+        invalid=[
+            ({"name": "grp{n}", "memberLinks": ["//gvc/g{n}"]}, "memberLinks[0]"),
+            ({"name": "grp{n}", "memberLinks": ["//serviceaccount/missing{n}"]}, "memberLinks[0]"),
+        ],
+        update={"$append/memberLinks": ["//user/someone{n}@example.com"]},
+        needs=[("/org/{org}/serviceaccount", {"name": "sa{n}"})],
+    ),
+    KindCase(
+        kind="policy",
+        collection="/org/{org}/policy",
+        valid={
+            "name": "pol{n}",
+            "targetKind": "gvc",
+            "target": "all",
+            "bindings": [{"permissions": ["view"], "principalLinks": ["//serviceaccount/sa{n}"]}],
+        },
+        invalid=[
+            ({"name": "pol{n}", "targetKind": "spaceship"}, "targetKind"),
+            (
+                {
+                    "name": "pol{n}",
+                    "targetKind": "gvc",
+                    "bindings": [{"permissions": ["fly"], "principalLinks": ["//serviceaccount/sa{n}"]}],
+                },
+                "bindings[0].permissions[0]",
+            ),
+        ],
+        update={"bindings": [{"permissions": ["edit"], "principalLinks": ["//serviceaccount/sa{n}"]}]},
+        needs=[("/org/{org}/serviceaccount", {"name": "sa{n}"})],
+    ),
 ]
 
 

@@ -126,3 +126,22 @@ def test_orgs_are_not_deleted_and_unknown_paths_are_404(api: httpx.Client) -> No
     assert api.get("/nothing/here").status_code == 404
     assert api.get("/org/nosuchorg/gvc").status_code == 404
     assert api.post("/org/nosuchorg/gvc", json={"name": "x1"}).status_code == 404
+
+
+def test_dry_run_delete_checks_without_deleting(api: httpx.Client, unique: str) -> None:
+    api.post("/org/acme/gvc", json={"name": unique})
+    assert api.delete(f"/org/acme/gvc/{unique}?dryRun=true").status_code == 202
+    assert api.get(f"/org/acme/gvc/{unique}").status_code == 200
+    api.post(f"/org/acme/gvc/{unique}/volumeset", json={"name": "held", "spec": {"initialCapacity": 10}})
+    assert api.delete(f"/org/acme/gvc/{unique}?dryRun=true").status_code == 409
+    assert api.delete(f"/org/acme/gvc/{unique}-none?dryRun=true").status_code == 404
+
+
+def test_names_with_a_trailing_newline_are_rejected(api: httpx.Client, unique: str) -> None:
+    r = api.post("/org/acme/gvc", json={"name": unique + "\n"})
+    assert r.status_code == 400 and r.json()["details"]["errors"][0]["path"] == "name"
+
+
+def test_orgs_do_not_nest(api: httpx.Client) -> None:
+    for path in ("/org/acme/org", "/org/acme/org/acme", "/org/acme/org/-query"):
+        assert api.get(path).status_code == 404, path

@@ -1,43 +1,70 @@
-"""Throwaway PostgreSQL databases for tests: skipped with a visible reason when the server is
-unreachable, except under CI=true, where an unreachable PostgreSQL fails the run."""
+"""Throwaway PostgreSQL databases for tests.
+
+Where the server is unreachable the tests that need it are skipped with the reason shown,
+except under ``CI=true``, where a missing database is a broken build rather than a choice.
+"""
 
 from __future__ import annotations
 
 import os
-import secrets
+import uuid
 from urllib.parse import urlsplit, urlunsplit
 
+import psycopg
 import pytest
+from psycopg import sql
 
-BASE_URL = os.environ.get("PLINTH_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
-
-
-def _admin_connect():  # type: ignore[no-untyped-def]
-    import psycopg
-
-    return psycopg.connect(BASE_URL, autocommit=True, connect_timeout=3)
+DEFAULT_PG_URL = "postgresql://postgres@127.0.0.1:5432/test"
+TEST_DATABASE_PREFIX = "plinth_test_"
 
 
-def require_postgres() -> None:
+def base_url() -> str:
+    return os.environ.get("PLINTH_TEST_PG_URL", DEFAULT_PG_URL)
+
+
+def require_postgres() -> str:
+    """The server URL, or skip (fail under CI=true) with the reason it is unreachable."""
+    url = base_url()
     try:
-        _admin_connect().close()
-    except Exception as exc:
-        message = f"PostgreSQL unreachable at {BASE_URL}: {exc}"
+        with psycopg.connect(url, connect_timeout=3):
+            pass
+    except psycopg.Error as exc:
+        reason = f"PostgreSQL unreachable at {without_password(url)}: {exc}"
         if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return url
 
 
-def create_database(prefix: str = "plinth_test_") -> str:
-    require_postgres()
-    name = prefix + secrets.token_hex(6)
-    with _admin_connect() as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    parts = urlsplit(BASE_URL)
-    return urlunsplit(parts._replace(path=f"/{name}"))
+def create_database(server_url: str | None = None) -> str:
+    """A new, empty database (safe under pytest-xdist); returns its URL."""
+    server_url = server_url or require_postgres()
+    name = f"{TEST_DATABASE_PREFIX}{uuid.uuid4().hex[:16]}"
+    ident = sql.Identifier(name)
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        try:
+            # A locale-aware collation on purpose: the code must not depend on the server's being
+            # "C" (as it often is in containers) for names and strings to order by code point.
+            conn.execute(
+                sql.SQL("CREATE DATABASE {} TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US'").format(ident)
+            )
+        except psycopg.Error:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(ident))  # PostgreSQL < 15 or without ICU
+    parts = urlsplit(server_url)
+    return urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, parts.fragment))
 
 
 def drop_database(url: str) -> None:
     name = urlsplit(url).path.lstrip("/")
-    with _admin_connect() as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    parts = urlsplit(url)
+    server = urlunsplit((parts.scheme, parts.netloc, urlsplit(base_url()).path, parts.query, parts.fragment))
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def without_password(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))

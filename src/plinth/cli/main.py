@@ -1,31 +1,101 @@
-"""The ``plinth`` entry point. Subcommands load lazily so ``plinth rest get`` starts fast."""
+"""The ``plinth`` entry point: build the click app, run it, report failures, pick the exit code.
+
+This is the only module that prints errors or chooses exit codes (gh's ``ghcmd.Main``):
+
+- 0: success;
+- 1: the request or the input failed (server errors, no connection, bad file, format errors);
+- 2: usage errors; the message is followed by the command's help.
+
+Server and network errors are printed on standard error in the ``-o`` the user gave
+(``plinth.cli.output.errors``), the same bytes the official CLI prints.
+"""
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+import sys
+from typing import NoReturn
 
 import click
 
-LAZY_COMMANDS = {"serve": ("plinth.cli.serve", "serve_command")}
+from plinth import __version__
+from plinth.cli.env import CliEnv
+from plinth.cli.errors import CliError, ExitCode
+from plinth.cli.lazy import LazyGroup
+from plinth.cli.state import RunState
+
+COMMANDS = {
+    "rest": ("plinth.cli.rest:rest_group", "Submit REST requests against the API"),
+    "profile": ("plinth.cli.profile_cmd:profile_group", "Manage connection profiles"),
+    "serve": ("plinth.cli.serve:serve_command", "Run the Plinth API server"),
+}
 
 
-class LazyGroup(click.Group):
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(set(super().list_commands(ctx)) | set(LAZY_COMMANDS))
+def build_app() -> click.Group:
+    @click.group("plinth", cls=LazyGroup, lazy=COMMANDS, help="Plinth: a self-hosted Control Plane API and its CLI.")
+    @click.version_option(__version__, prog_name="plinth")
+    def app() -> None:
+        pass
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name in LAZY_COMMANDS:
-            module, attr = LAZY_COMMANDS[cmd_name]
-            command: click.Command = getattr(importlib.import_module(module), attr)
-            return command
-        return super().get_command(ctx, cmd_name)
+    return app
 
 
-@click.group(cls=LazyGroup)
-def cli() -> None:
-    """Plinth: a self-hosted control plane API server and its client."""
+def run(argv: list[str] | None = None, env: CliEnv | None = None) -> int:
+    """Run the CLI with ``argv`` in ``env`` and return the exit code (tests call this directly)."""
+    env = env or CliEnv.from_process()
+    state = RunState(env)
+    app = build_app()
+    try:
+        app.main(args=argv, prog_name="plinth", standalone_mode=False, obj=state)
+    except click.exceptions.Exit as done:
+        return int(done.exit_code)
+    except click.UsageError as usage:
+        return _report_usage(env, usage)
+    except click.Abort:
+        env.stderr.write("Aborted!\n")
+        return ExitCode.FAILED
+    except click.ClickException as failure:
+        env.stderr.write(f"Error: {failure.format_message()}\n")
+        return failure.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return ExitCode.FAILED
+    except Exception as error:
+        return _report_failure(state, error)
+    return ExitCode.OK
 
 
-def main(argv: Any = None) -> None:
-    cli.main(args=argv, prog_name="plinth")
+def _report_usage(env: CliEnv, usage: click.UsageError) -> int:
+    help_text = usage.ctx.get_help() if usage.ctx is not None else ""
+    env.stderr.write(f"Error: {usage.format_message()}\n\n{help_text}\n")
+    return ExitCode.USAGE
+
+
+def _report_failure(state: RunState, error: Exception) -> int:
+    from plinth.client import TransportError, error_body
+    from plinth.errors import APIError
+
+    env = state.env
+    if state.transcript is not None:
+        state.transcript.log("Abnormal exit ")
+    if isinstance(error, APIError | TransportError):
+        from plinth.cli.output.base import RenderContext
+        from plinth.cli.output.errors import render_error
+
+        shown = error_body(error) if isinstance(error, APIError) else {"code": error.code, "message": error.message}
+        env.stderr.write(render_error(shown, state.error_output, RenderContext(color=state.color)) + "\n\n")
+        return ExitCode.FAILED
+    if isinstance(error, CliError):
+        if error.prefix:
+            env.stderr.write(error.prefix + "\n")
+        env.stderr.write(error.message + ("\n\n" if error.blank_line else "\n"))
+        return ExitCode.FAILED
+    raise error
+
+
+def main() -> NoReturn:
+    sys.exit(run())
+
+
+if __name__ == "__main__":
+    main()

@@ -26,7 +26,7 @@ def _property_path(kind: KindSpec, prop: Any, path: str, errors: list[FieldError
         return None
     parts = tuple(prop.split("."))
     if prop in kind.query_properties or (
-        parts[0] in ("spec", "status") and len(parts) > 1 and all(_SEGMENT.match(p) for p in parts)
+        parts[0] in ("spec", "status") and len(parts) > 1 and all(_SEGMENT.fullmatch(p) for p in parts)
     ):
         return parts
     errors.append(

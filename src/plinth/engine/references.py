@@ -85,11 +85,12 @@ async def refresh_dependants(
         if changed_kind.name not in dep_kind.status_inputs:
             continue
         records = await storage.referrers(org, href, [dep_kind.name])
-        if dep_kind.scope == "gvc" and changed_kind.name == "gvc":
+        inside_changed = dep_kind.scope == changed_kind.name
+        if inside_changed:
             records += await _children(storage, org, dep_kind.name, name)
         for record in records:
             item = orjson.loads(record.doc)
-            parent = changed if dep_kind.scope == "gvc" and changed_kind.name == "gvc" else None
+            parent = changed if inside_changed else None
             refs = dep_kind.references(item, org)
             _, resolved, hrefs = await check_references(storage, kinds, org, refs, overrides)
             ctx = KindContext(org=org, now=now, gvc=item.get("gvc"), parent=parent, resolved=resolved, id=item["id"])
@@ -112,13 +113,15 @@ async def _children(storage: Storage, org: str, kind: str, gvc: str) -> list[Rec
         start = PageStart(page[-1].key.parent, page[-1].key.name)
 
 
-async def child_names(storage: Storage, kinds: Mapping[str, KindSpec], org: str, gvc: str) -> list[str]:
-    """``kind/name`` of the items inside a GVC (for the delete guard), at most GUARD_NAMES + 1."""
+async def child_names(
+    storage: Storage, kinds: Mapping[str, KindSpec], container: str, org: str, name: str
+) -> list[str]:
+    """``kind/name`` of the items inside a container (for the delete guard), at most GUARD_NAMES + 1."""
     names: list[str] = []
     for kind in kinds.values():
-        if kind.scope != "gvc":
+        if kind.scope != container:
             continue
-        page = await storage.list_page(ListRequest(org, kind.name, gvc, limit=GUARD_NAMES + 1))
+        page = await storage.list_page(ListRequest(org, kind.name, name, limit=GUARD_NAMES + 1))
         names += [f"{kind.name}/{r.key.name}" for r in page]
     return names
 

@@ -63,6 +63,8 @@ def parse_path(path: str) -> RequestInfo:
     rest = rest[1:]
     if not rest:
         return RequestInfo(kind="org", org=org, name=org, action=action, action_args=args)
+    if rest[0] == "org":
+        raise _unknown(raw)  # orgs are not nested in orgs
     if rest[0] == "gvc" and len(rest) >= 2:
         gvc = rest[1]
         if len(rest) == 2:

@@ -76,6 +76,8 @@ def storage_error(exc: StorageError, kind: str, name: str) -> Exception:
         return not_found(kind, name)
     if exc.code == "exists":
         return Conflict(f"{kind.capitalize()} '{name}' already exists", {"kind": kind, "name": name})
+    if exc.code == "invalid":
+        return BadRequest(f"The query cannot be run: {exc}")
     if exc.code == "conflict":
         return Conflict(
             f"{kind.capitalize()} '{name}' was modified by another request; read it again and retry",
@@ -136,12 +138,12 @@ class Engine:
         org_kind = self.kinds["org"]
         if await self._get(key_for(org_kind, t.org, None, t.org), t) is None:
             raise not_found("org", t.org)
-        if t.kind.scope != "gvc" or t.gvc is None:
+        if t.kind.scope == "org" or t.gvc is None:
             return None
-        gvc_kind = self.kinds["gvc"]
-        record = await self._get(key_for(gvc_kind, t.org, None, t.gvc), t)
+        container = self.kinds[t.kind.scope]
+        record = await self._get(key_for(container, t.org, None, t.gvc), t)
         if record is None:
-            raise not_found("gvc", t.gvc)
+            raise not_found(container.name, t.gvc)
         parent: Item = orjson.loads(record.doc)
         return parent
 
@@ -149,13 +151,14 @@ class Engine:
 
     async def create(self, info: RequestInfo, body: Any, actor: str, dry_run: bool = False) -> WriteResult:
         """POST on a collection: 201 with Location; 409 when the name is taken."""
+        self.require_verb(self.kind_of(info), "create")
         body = _object(body)
         t = self.target(info, _body_name(body))
-        self.require_verb(t.kind, "create")
         return await self._write(t, lambda old: body, _version_of(body), actor, dry_run, mode="create")
 
     async def upsert(self, info: RequestInfo, body: Any, actor: str, dry_run: bool = False) -> WriteResult:
         """PUT on a collection (``cpln apply``) or on an item: 201 when created, else 200."""
+        self.require_verb(self.kind_of(info), "replace")
         body = _object(body)
         name = info.name if info.name is not None else _body_name(body)
         if info.name is not None and "name" in body and body["name"] != info.name:
@@ -166,9 +169,9 @@ class Engine:
 
     async def patch(self, info: RequestInfo, body: Any, actor: str, dry_run: bool = False) -> WriteResult:
         """PATCH on an item: the deep merge of ``engine/patch.py`` onto the stored item."""
+        self.require_verb(self.kind_of(info), "patch")
         body = _object(body)
         t = self.target(info)
-        self.require_verb(t.kind, "patch")
         if "name" in body and body["name"] != t.name:
             raise ValidationFailed([FieldError("name", "cannot be changed; delete and recreate instead")], t.kind.name)
 
@@ -259,7 +262,8 @@ class Engine:
             return None
         return result
 
-    async def delete(self, info: RequestInfo, actor: str) -> None:
+    async def delete(self, info: RequestInfo, actor: str, dry_run: bool = False) -> None:
+        """Delete an item; with ``dry_run`` only the checks run (missing, protected, dependants)."""
         t = self.target(info)
         self.require_verb(t.kind, "delete")
         for _ in range(MAX_ATTEMPTS):
@@ -272,8 +276,10 @@ class Engine:
                     f"{t.kind.title} '{t.name}' is protected by the tag {PROTECTED_TAG}=true; remove the tag first",
                     {"kind": t.kind.name, "name": t.name},
                 )
-            if t.kind.name == "gvc":
+            if any(k.scope == t.kind.name for k in self.kinds.values()):
                 await self._guard_children(t)
+            if dry_run:
+                return
             now = self.clock()
             event_id, event = event_doc("deleted", t.href, record.version, actor, now)
             ops: list[Operation] = [Delete(t.key, record.version), AppendEvent(t.key, event_id, now, event)]
@@ -283,12 +289,12 @@ class Engine:
         raise Conflict("The item is changing too fast to delete; retry", {"name": t.name})
 
     async def _guard_children(self, t: Target) -> None:
-        children = await child_names(self.storage, self.kinds, t.org, t.name)
+        children = await child_names(self.storage, self.kinds, t.kind.name, t.org, t.name)
         if children:
             shown = ", ".join(children[:20]) + (" and more" if len(children) > 20 else "")
             raise Conflict(
-                f"GVC '{t.name}' still holds {shown}; delete them first",
-                {"kind": "gvc", "name": t.name, "dependants": children[:20]},
+                f"{t.kind.title} '{t.name}' still holds {shown}; delete them first",
+                {"kind": t.kind.name, "name": t.name, "dependants": children[:20]},
             )
 
 

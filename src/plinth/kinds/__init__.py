@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from plinth.kinds.base import KindSpec
 from plinth.kinds.domain import DOMAIN
+from plinth.kinds.group import GROUP
 from plinth.kinds.gvc import GVC
 from plinth.kinds.org import ORG
+from plinth.kinds.policy import POLICY
+from plinth.kinds.serviceaccount import SERVICEACCOUNT
+from plinth.kinds.user import USER
 from plinth.kinds.volumeset import VOLUMESET
 
-KINDS: tuple[KindSpec, ...] = (ORG, GVC, DOMAIN, VOLUMESET)
+KINDS: tuple[KindSpec, ...] = (ORG, GVC, DOMAIN, VOLUMESET, USER, SERVICEACCOUNT, GROUP, POLICY)
 REGISTRY: dict[str, KindSpec] = {kind.name: kind for kind in KINDS}
 
 

@@ -77,20 +77,20 @@ def _check_header_value(value: str) -> str:
 
 
 def _check_header_names(headers: dict[str, str]) -> dict[str, str]:
-    bad = [name for name in headers if not _HEADER_NAME.match(name)]
+    bad = [name for name in headers if not _HEADER_NAME.fullmatch(name)]
     if bad:
         raise ValueError(f"not a valid HTTP header name: {bad[0]!r}")
     return headers
 
 
 def _check_max_age(value: str) -> str:
-    if not _MAX_AGE.match(value):
+    if not _MAX_AGE.fullmatch(value):
         raise ValueError("must be digits followed by h, m or s (e.g. 24h, 90m, 600s)")
     return value
 
 
 def _check_host_prefix(value: str) -> str:
-    if not _HOST_PREFIX.match(value):
+    if not _HOST_PREFIX.fullmatch(value):
         raise ValueError("may contain only letters, digits, '.', '_' and '-'")
     return value
 

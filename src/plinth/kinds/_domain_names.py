@@ -38,7 +38,7 @@ def domain_name_rule(name: str) -> str | None:
             return "must not contain empty labels ('..' or a leading '.')"
         if len(label) > LABEL_MAX:
             return f"labels must be at most {LABEL_MAX} characters ({label[:16]}... is {len(label)})"
-        if not _LABEL.match(label):
+        if not _LABEL.fullmatch(label):
             return f"label {label!r} may contain only a-z, 0-9 and '-', and must not start or end with '-'"
     if labels[-1].isdigit():
         return "the top-level domain must contain a letter"

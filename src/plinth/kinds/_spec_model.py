@@ -27,7 +27,7 @@ _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
 
 def _check_email(value: str) -> str:
-    if not _EMAIL.match(value):
+    if not _EMAIL.fullmatch(value):
         raise ValueError("must be an email address (name@domain.tld)")
     return value
 
@@ -57,3 +57,15 @@ def exactly_one(model: BaseModel, names: tuple[str, ...], what: str) -> None:
     if len(chosen) != 1:
         found = f" (found {', '.join(chosen)})" if chosen else ""
         raise ValueError(f"must set exactly one {what}: {', '.join(names)}{found}")
+
+
+class TopLevelModel(BaseModel):
+    """Strict model of a kind's extra top-level fields (``KindSpec.top_level_model``).
+
+    Unknown keys are *ignored* here, not rejected: the engine reports every top-level key
+    that is neither envelope nor a field of this model as an unknown field itself, before
+    validating the rest with this model, so forbidding them here would report them twice.
+    Nested objects use :class:`SpecModel` and stay closed.
+    """
+
+    model_config = ConfigDict(extra="ignore", strict=True)

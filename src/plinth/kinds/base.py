@@ -26,6 +26,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from plinth.errors import FieldError
+from plinth.kinds.permissions import BASIC_IMPLIED, BASIC_PERMISSIONS
 
 Item = dict[str, Any]
 Scope = Literal["root", "org", "gvc"]
@@ -97,22 +98,9 @@ def default_name_rule(name: str) -> str | None:
 
     if len(name) > NAME_MAX:
         return f"must be at most {NAME_MAX} characters"
-    if not NAME_PATTERN.match(name):
+    if not NAME_PATTERN.fullmatch(name):
         return "must match ^[a-z][-a-z0-9]*[a-z0-9]$ (lowercase letters, digits and '-', starting with a letter)"
     return None
-
-
-BASIC_PERMISSIONS: Mapping[str, str] = {
-    "create": "Create new items",
-    "delete": "Delete items",
-    "edit": "Modify existing items",
-    "manage": "Full access",
-    "view": "Read-only access",
-}
-BASIC_IMPLIED: Mapping[str, tuple[str, ...]] = {
-    "edit": ("view",),
-    "manage": ("create", "delete", "edit", "view"),
-}
 
 
 @dataclass(frozen=True)
@@ -142,6 +130,10 @@ class KindSpec:
     top_level_model: type[BaseModel] | None = None
     #: Extra top-level fields the server owns for this kind (e.g. ``alias``, ``origin``).
     server_fields: frozenset[str] = frozenset()
+    #: Server-owned arrays a client may shrink with ``$drop/<field>``, by name (a service
+    #: account's ``keys``: revoking a key is a PATCH ``{"$drop/keys": [name, ...]}``). Every
+    #: other directive or value for these fields is still dropped like any server-owned field.
+    droppable_server_lists: frozenset[str] = frozenset()
     #: Dotted paths (``spec.performanceClass``) that may not change after create.
     immutable: tuple[str, ...] = ()
     has_description: bool = True
@@ -152,7 +144,8 @@ class KindSpec:
     references: Callable[[Item, str], list[Reference]] = _no_references
     #: Kinds whose change refreshes the status of items of this kind that reference them.
     status_inputs: frozenset[str] = frozenset()
-    #: Permission name -> description; and which permissions each one implies.
+    #: Permission name -> description; and which permissions each one implies. A kind takes
+    #: both from ``plinth.kinds.permissions.PERMISSIONS`` (policies validate bindings there).
     permissions: Mapping[str, str] = field(default_factory=lambda: dict(BASIC_PERMISSIONS))
     implied: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: dict(BASIC_IMPLIED))
     #: Properties a query term may name (besides ``tags`` and ``spec.*`` paths).

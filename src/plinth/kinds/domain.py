@@ -23,6 +23,7 @@ from plinth.kinds._domain_prepare import prepare_domain
 from plinth.kinds._domain_rules import validate_domain
 from plinth.kinds._domain_status import compute_domain_status
 from plinth.kinds.base import Item, KindSpec, Reference
+from plinth.kinds.permissions import permission_fields
 
 
 def domain_references(item: Item, org: str) -> list[Reference]:
@@ -53,6 +54,7 @@ DOMAIN = KindSpec(
     title="Domain",
     spec_model=DomainSpec,
     name_rule=domain_name_rule,
+    **permission_fields("domain"),
     prepare=prepare_domain,
     validate=validate_domain,
     compute_status=compute_domain_status,

@@ -23,6 +23,7 @@ import hashlib
 from plinth.kinds._gvc_rules import gvc_references, validate_gvc
 from plinth.kinds._gvc_spec import GvcSpec
 from plinth.kinds.base import Item, KindContext, KindSpec
+from plinth.kinds.permissions import permission_fields
 
 ALIAS_LENGTH = 13
 
@@ -49,6 +50,7 @@ GVC = KindSpec(
     title="GVC",
     spec_model=GvcSpec,
     server_fields=frozenset({"alias"}),
+    **permission_fields("gvc"),
     prepare=prepare_gvc,
     validate=validate_gvc,
     references=gvc_references,

@@ -25,6 +25,7 @@ from plinth.kinds._org_logging import LoggingDestination
 from plinth.kinds._spec_model import Email, NonEmptyStr, Port, SpecModel
 from plinth.kinds._tracing_model import Tracing
 from plinth.kinds.base import CRUD_VERBS, Item, KindContext, KindSpec, default_name_rule
+from plinth.kinds.permissions import permission_fields
 
 RetentionDays = Annotated[int, Field(ge=0)]
 
@@ -89,6 +90,7 @@ ORG = KindSpec(
     title="Org",
     spec_model=OrgSpec,
     name_rule=org_name_rule,
+    **permission_fields("org"),
     compute_status=compute_org_status,
     query_properties=(
         "id",

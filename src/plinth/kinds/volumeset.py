@@ -28,6 +28,7 @@ from typing import Any
 from plinth.kinds._volumeset_rules import SHARED, fill_volumeset_defaults, validate_volumeset
 from plinth.kinds._volumeset_spec import VolumeSetSpec
 from plinth.kinds.base import Item, KindContext, KindSpec
+from plinth.kinds.permissions import permission_fields
 
 
 def prepare_volumeset(item: Item, old: Item | None, ctx: KindContext) -> None:
@@ -64,6 +65,7 @@ VOLUMESET = KindSpec(
     title="VolumeSet",
     spec_model=VolumeSetSpec,
     spec_required=True,
+    **permission_fields("volumeset"),
     immutable=("spec.performanceClass", "spec.fileSystemType"),
     prepare=prepare_volumeset,
     validate=validate_volumeset,

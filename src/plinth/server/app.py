@@ -17,7 +17,7 @@ from plinth.engine.requestinfo import parse_path
 from plinth.engine.service import Engine
 from plinth.errors import MethodNotAllowed, ServiceUnavailable, Unauthorized
 from plinth.kinds import REGISTRY
-from plinth.server import system
+from plinth.server import exporters, system
 from plinth.server.accesslog import AccessLog
 from plinth.server.errors import render_error
 from plinth.server.http import Request, decode_json, read_body
@@ -26,7 +26,6 @@ from plinth.server.settings import Settings
 from plinth.storage import open_storage
 from plinth.storage.base import Storage
 
-JSON = (b"content-type", b"application/json")
 WITH_BODY = frozenset({"POST", "PUT", "PATCH"})
 
 
@@ -87,7 +86,11 @@ class PlinthApp:
         except Exception as exc:
             status, body, extra = render_error(exc, req.request_id)
             reply = Reply(status, body, [(k.lower().encode(), v.encode()) for k, v in extra.items()])
-        headers = [JSON, (b"x-request-id", req.request_id.encode()), (b"content-length", str(len(reply.body)).encode())]
+        headers = [
+            (b"content-type", reply.content_type),
+            (b"x-request-id", req.request_id.encode()),
+            (b"content-length", str(len(reply.body)).encode()),
+        ]
         await send({"type": "http.response.start", "status": reply.status, "headers": headers + reply.headers})
         await send({"type": "http.response.body", "body": reply.body})
         self.access_log.record(req.method, req.path, reply.status, time.perf_counter() - started, req.request_id)
@@ -108,12 +111,15 @@ class PlinthApp:
         if path in system.OPEN_PATHS:
             return await self._open_path(req)
         who = self._authenticate(req)
+        if self.engine is None:
+            raise ServiceUnavailable("The server is starting")
+        exporter = exporters.exporter_of(path)
+        if exporter is not None:
+            return await exporters.export(self.engine, req, *exporter)
         info = parse_path(path)
         body = None
         if req.method in WITH_BODY:
             body = decode_json(req, await read_body(scope, receive, req, self.settings.max_body_bytes))
-        if self.engine is None:
-            raise ServiceUnavailable("The server is starting")
         return await dispatch(self.engine, req, info, body, who)
 
     async def _open_path(self, req: Request) -> Reply:

@@ -19,6 +19,7 @@ class Reply:
     status: int
     body: bytes
     headers: list[tuple[bytes, bytes]] = field(default_factory=list)
+    content_type: bytes = b"application/json"
 
 
 def _write_reply(result: WriteResult, dry_run: bool) -> Reply:
@@ -32,8 +33,8 @@ async def dispatch(engine: Engine, req: Request, info: RequestInfo, body: object
     method = req.method
     dry_run = req.flag("dryRun")
     actor = who.link
-    if info.kind == "org" and info.org is None and method == "POST" and not who.server_admin:
-        raise Forbidden("Creating an org needs the server-admin right", {"permission": "org.create"})
+    if info.kind == "org" and method in ("POST", "PUT") and not who.server_admin:
+        raise Forbidden("Creating or replacing an org needs the server-admin right", {"permission": "org.create"})
     if info.action is None:
         if info.is_item:
             if method == "GET":
@@ -43,7 +44,7 @@ async def dispatch(engine: Engine, req: Request, info: RequestInfo, body: object
             if method == "PATCH":
                 return _write_reply(await engine.patch(info, body, actor, dry_run), dry_run)
             if method == "DELETE":
-                await engine.delete(info, actor)
+                await engine.delete(info, actor, dry_run)
                 return Reply(202, b"")
             raise MethodNotAllowed(f"{method} is not supported on an item", {"allow": "GET, PUT, PATCH, DELETE"})
         if method == "GET":

@@ -11,13 +11,17 @@ Both backends (``sqlite.py``, ``postgres.py``) pass ``tests/storage/conformance.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from plinth.storage.query import ListRequest
 
-ErrorCode = Literal["not_found", "exists", "conflict", "unavailable"]
+#: ``invalid``: the backend cannot run the query as asked (a regex it cannot compile).
+ErrorCode = Literal["not_found", "exists", "conflict", "unavailable", "invalid"]
+
+#: Receives a notification's payload, or ``None`` when some may have been lost (see ``listen``).
+NotifyCallback = Callable[[str | None], None]
 
 
 class StorageError(Exception):
@@ -108,7 +112,10 @@ class Storage(Protocol):
 
     async def list_page(self, request: ListRequest) -> list[Record]:
         """At most ``request.limit`` records after ``request.start``, in keyset order
-        (the sort value, then parent, then name), filtered by ``request.filter``."""
+        (the sort value, then parent, then name), filtered by ``request.filter``.
+
+        The semantics are ``query.py``'s; a query the backend cannot run raises
+        ``StorageError("invalid")``."""
         ...
 
     async def referrers(self, org: str, href: str, kinds: Sequence[str]) -> list[Record]:
@@ -129,7 +136,27 @@ class Storage(Protocol):
         name) with ``seq > after_seq``, oldest first."""
         ...
 
-    async def get_meta(self, name: str) -> str | None: ...
+    async def get_meta(self, name: str) -> str | None:
+        """The value :class:`SetMeta` stored under ``name``, or ``None``."""
+        ...
+
+    async def notify(self, channel: str, payload: str) -> None:
+        """Tell every replica's listeners on ``channel`` (including this one's) ``payload``.
+
+        Delivery is best effort and not transactional; a backend without replicas
+        (SQLite) does nothing.
+        """
+        ...
+
+    async def listen(self, channel: str, callback: NotifyCallback) -> None:
+        """Call ``callback(payload)`` for each later notification on ``channel``.
+
+        Returns once listening has started. The callback runs on the event loop and must
+        not block. After a lost connection is re-established the callback receives
+        ``None``: notifications may have been missed, so drop whatever they guard.
+        A backend without replicas never calls it.
+        """
+        ...
 
     async def ping(self) -> None:
         """Raise ``StorageError("unavailable")`` unless the store answers."""

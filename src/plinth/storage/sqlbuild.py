@@ -1,8 +1,9 @@
 """Compile a :class:`~plinth.storage.query.ListRequest` to SQL, once for both backends.
 
-The semantics live here; a :class:`Dialect` only says how each backend spells a JSON read,
-a type test, a regex and a placeholder. That keeps SQLite and PostgreSQL answering the same
-query the same way (the property tests compare both with an in-memory evaluator).
+The semantics (``query.py``) live here; a :class:`Dialect` only says how a backend reads a
+JSON value of a given type, runs a regex, and which index hints it can offer. SQL is built
+from :class:`Fragment` values that carry their own parameters, so placeholders and
+parameters can never drift apart however the pieces are nested.
 """
 
 from __future__ import annotations
@@ -10,160 +11,202 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from plinth.storage.query import Filter, ListRequest, PageStart, Scalar, Sort, Term
+from plinth.storage.base import StorageError
+from plinth.storage.query import (
+    RANK_ABSENT,
+    RANK_FALSE,
+    RANK_NUMBER,
+    RANK_STRING,
+    RANK_TRUE,
+    Filter,
+    ListRequest,
+    PageStart,
+    Scalar,
+    Sort,
+    Term,
+    scalar_text,
+    sort_rank,
+)
 
-NUMERIC_TYPES = ("integer", "real", "number")
+
+@dataclass(frozen=True, slots=True)
+class Fragment:
+    """A piece of SQL and the parameters its placeholders take, in order."""
+
+    text: str
+    params: tuple[Any, ...] = ()
+
+
+def sql(template: str, *parts: Fragment) -> Fragment:
+    """Fill each ``{}`` in ``template`` with the next part, keeping parameters in text order."""
+    pieces = template.split("{}")
+    if len(pieces) != len(parts) + 1:
+        raise ValueError(f"{template!r} has {len(pieces) - 1} slots for {len(parts)} parts")
+    text, params = pieces[0], list[Any]()
+    for part, piece in zip(parts, pieces[1:], strict=True):
+        text += part.text + piece
+        params.extend(part.params)
+    return Fragment(text, tuple(params))
+
+
+def join(separator: str, parts: list[Fragment]) -> Fragment:
+    return sql(separator.join(["{}"] * len(parts)), *parts)
+
+
+TRUE = Fragment("1=1")
+FALSE = Fragment("1=0")
 
 
 class Dialect(Protocol):
+    """How one backend reads JSON. Every ``path`` is a tuple of object keys inside ``doc``."""
+
     placeholder: str
 
-    def path_param(self, path: tuple[str, ...]) -> Any:
-        """The bound parameter naming a JSON path inside ``doc``."""
+    def type_of(self, path: tuple[str, ...]) -> Fragment:
+        """The value's type as one of ``null true false number string object array``;
+        SQL NULL when the path is missing."""
         ...
 
-    def value(self) -> str:
-        """SQL reading the JSON value at a path parameter, comparable with :meth:`literal`."""
+    def number(self, path: tuple[str, ...]) -> Fragment:
+        """The value as a double when it is a JSON number, else NULL."""
         ...
 
-    def type_of(self) -> str:
-        """SQL giving the JSON type name at a path parameter (NULL when absent):
-        one of object, array, text/string, integer/real/number, true/false/boolean, null."""
+    def string(self, path: tuple[str, ...]) -> Fragment:
+        """The value when it is a JSON string, else NULL; compares by code point."""
         ...
 
-    def text(self) -> str:
-        """SQL reading the value at a path parameter as text (``true`` for booleans)."""
+    def text(self, path: tuple[str, ...]) -> Fragment:
+        """The value's text form (``query.py``) when it is a scalar other than null, else NULL."""
         ...
 
-    def literal(self, value: Scalar) -> tuple[str, Any]:
-        """SQL and parameter for a scalar compared with :meth:`value`."""
+    def regex(self, subject: Fragment, pattern: Fragment) -> Fragment:
+        """Whether the regex ``pattern`` is found in ``subject``."""
         ...
 
-    def regex(self, subject: str) -> str:
-        """SQL testing ``subject`` against a regex bound as the next parameter."""
+    def tag_hint(self, tag: str, values: tuple[Scalar, ...] | None) -> Fragment | None:
+        """A condition an index can answer, implied by "tag holds one of ``values``" (or by
+        "tag exists" when ``values`` is None); None when the backend has no such index."""
         ...
-
-    def bool_types(self) -> tuple[str, ...]: ...
-
-    def string_type(self) -> str: ...
-
-
-@dataclass
-class SQL:
-    text: str
-    params: list[Any]
 
 
 class _Builder:
     def __init__(self, dialect: Dialect):
         self.d = dialect
-        self.params: list[Any] = []
 
-    def ph(self, value: Any) -> str:
-        self.params.append(value)
-        return self.d.placeholder
+    def bind(self, value: Any) -> Fragment:
+        return Fragment(self.d.placeholder, (value,))
 
-    def read(self, template: str, path: tuple[str, ...]) -> str:
-        """Fill every ``{p}`` of a dialect template with the path (one parameter per use)."""
-        pieces = template.split("{p}")
-        out = pieces[0]
-        for piece in pieces[1:]:
-            out += self.ph(self.d.path_param(path)) + piece
-        return out
+    # -- filter terms: each compiles to a condition that is never SQL NULL ----------------
 
-    def term(self, term: Term) -> str:
-        d = self.d
+    def term(self, term: Term) -> Fragment:
+        return sql("COALESCE(({}), FALSE)", self._term(term))
+
+    def _term(self, term: Term) -> Fragment:
         if term.parent:
-            sql = f"parent = {self.ph(term.value)}"
-            return sql if term.op == "=" else f"NOT ({sql})" if term.op == "!=" else "1=0"
+            if term.op not in ("=", "!="):
+                return FALSE
+            return sql(f"parent {term.op} {{}}", self.bind(scalar_text(term.value)))
         path = ("tags", term.tag) if term.tag is not None else (term.path or ())
-        if term.op == "exists":
-            return f"({self.read(d.type_of(), path)}) IS NOT NULL"
-        if term.op == "!exists":
-            return f"({self.read(d.type_of(), path)}) IS NULL"
-        if term.op == "!=":
-            return f"NOT COALESCE(({self.equals(term, path)}), FALSE)"
+        if term.op in ("exists", "!exists"):
+            return sql("{} IS NOT NULL" if term.op == "exists" else "{} IS NULL", self.d.type_of(path))
         if term.op == "=":
             return self.equals(term, path)
+        if term.op == "!=":
+            return sql("NOT COALESCE(({}), FALSE)", self.equals(term, path))
         if term.op in (">", ">=", "<", "<="):
-            value = term.value
-            if isinstance(value, bool) or value is None:
-                return "1=0"
-            guard = self.type_guard(value)
-            lit_sql, lit = d.literal(value)
-            # Parameters are bound in textual order: build the SQL left to right.
-            type_sql = self.read(d.type_of(), path)
-            value_sql = self.read(d.value(), path)
-            return f"(({type_sql}) IN ({guard}) AND {value_sql} {term.op} {lit_sql.replace('{v}', self.ph(lit))})"
-        text = self.read(d.text(), path)
+            return self.ordered(term, path)
+        text = self.d.text(path)
+        pattern = scalar_text(term.value)
         if term.op in ("~", "=~"):
-            sql = d.regex(text)
-            return sql.replace("{v}", self.ph(str(term.value)))
-        # contains: a substring of the text form
-        return f"{text} LIKE {self.ph(_like(str(term.value)))} ESCAPE '\\'"
+            return self.d.regex(text, self.bind(pattern))
+        return sql("{} LIKE {} ESCAPE '\\'", text, self.bind(_like(pattern)))
 
-    def type_guard(self, value: Scalar) -> str:
-        """The JSON type names a value may be compared with: numbers with numbers, else strings."""
-        if isinstance(value, int | float):
-            return ", ".join(f"'{t}'" for t in NUMERIC_TYPES)
-        return f"'{self.d.string_type()}'"
-
-    def equals(self, term: Term, path: tuple[str, ...]) -> str:
-        d = self.d
+    def equals(self, term: Term, path: tuple[str, ...]) -> Fragment:
+        value = term.value
         if term.tag is not None:
-            value = term.value
-            text_value = "true" if value is True else "false" if value is False else "" if value is None else str(value)
-            return f"{self.read(d.text(), path)} = {self.ph(text_value)}"
-        if term.value is None:
-            return f"({self.read(d.type_of(), path)}) = 'null'"
-        if isinstance(term.value, bool):
-            wanted = d.bool_types()[0 if term.value else 1]
-            return f"({self.read(d.type_of(), path)}) = '{wanted}'"
-        lit_sql, lit = d.literal(term.value)
-        type_guard = self.type_guard(term.value)
-        return (
-            f"(({self.read(d.type_of(), path)}) IN ({type_guard}) AND "
-            f"{self.read(d.value(), path)} = {lit_sql.replace('{v}', self.ph(lit))})"
+            return sql("{} = {}", self.d.text(path), self.bind(scalar_text(value)))
+        if value is None:
+            return sql("{} = 'null'", self.d.type_of(path))
+        if isinstance(value, bool):
+            return sql("{} = " + ("'true'" if value else "'false'"), self.d.type_of(path))
+        if isinstance(value, int | float):
+            return sql("{} = {}", self.d.number(path), self.bind(value))
+        return sql("{} = {}", self.d.string(path), self.bind(value))
+
+    def ordered(self, term: Term, path: tuple[str, ...]) -> Fragment:
+        value = term.value
+        if isinstance(value, bool) or value is None:
+            return FALSE
+        read = self.d.number(path) if isinstance(value, int | float) else self.d.string(path)
+        return sql(f"{{}} {term.op} {{}}", read, self.bind(value))
+
+    def filter(self, flt: Filter) -> Fragment:
+        if not flt.terms:
+            return TRUE
+        terms = [self.term(t) for t in flt.terms]
+        if flt.match == "all":
+            return join(" AND ", terms)
+        either = sql("({})", join(" OR ", terms))
+        return either if flt.match == "any" else sql("NOT {}", either)
+
+    # -- index hints: conditions implied by the filter, kept outside COALESCE so a planner
+    #    can use them (a GIN index on tags, the key index for a parent term) ---------------
+
+    def hint(self, term: Term) -> Fragment | None:
+        if term.parent:
+            return sql("parent = {}", self.bind(scalar_text(term.value))) if term.op == "=" else None
+        if term.tag is None:
+            return None
+        if term.op == "exists":
+            return self.d.tag_hint(term.tag, None)
+        if term.op == "=":
+            return self.d.tag_hint(term.tag, _values_with_text(scalar_text(term.value)))
+        return None
+
+    def hints(self, flt: Filter) -> list[Fragment]:
+        found = [self.hint(t) for t in flt.terms]
+        if flt.match == "all":
+            return [h for h in found if h is not None]
+        if flt.match == "any" and found and all(h is not None for h in found):
+            return [sql("({})", join(" OR ", [h for h in found if h is not None]))]
+        return []
+
+    # -- order and keyset -----------------------------------------------------------------
+
+    def rank(self, path: tuple[str, ...]) -> Fragment:
+        return sql(
+            f"CASE {{}} WHEN 'false' THEN {RANK_FALSE} WHEN 'true' THEN {RANK_TRUE} "
+            f"WHEN 'number' THEN {RANK_NUMBER} WHEN 'string' THEN {RANK_STRING} ELSE {RANK_ABSENT} END",
+            self.d.type_of(path),
         )
 
-    def filter(self, flt: Filter) -> str:
-        if not flt.terms:
-            return "1=1"
-        parts = [f"({self.term(t)})" for t in flt.terms]
-        if flt.match == "any":
-            return " OR ".join(parts)
-        if flt.match == "none":
-            return "NOT (" + " OR ".join(parts) + ")"
-        return " AND ".join(parts)
+    def order(self, sort: Sort | None) -> Fragment:
+        if sort is None:
+            return Fragment("parent, name")
+        direction = "DESC" if sort.descending else "ASC"
+        return sql(
+            f"{{}} {direction}, {{}} {direction}, {{}} {direction}, parent, name",
+            self.rank(sort.path),
+            self.d.number(sort.path),
+            self.d.string(sort.path),
+        )
 
-    def after_key(self, start: PageStart) -> str:
-        p1, p2, n = self.ph(start.parent), self.ph(start.parent), self.ph(start.name)
-        return f"(parent > {p1} OR (parent = {p2} AND name > {n}))"
+    def after_key(self, start: PageStart) -> Fragment:
+        return sql("(parent, name) > ({}, {})", self.bind(start.parent), self.bind(start.name))
 
-    def keyset(self, start: PageStart, sort: Sort | None) -> str:
+    def keyset(self, start: PageStart, sort: Sort | None) -> Fragment:
         """Rows strictly after ``start`` in the order :meth:`order` produces."""
         if sort is None:
             return self.after_key(start)
-        value = self.d.value()
-        if start.sort_value is None:
-            # NULLs sort first ascending and last descending.
-            null_then_key = f"({self.read(value, sort.path)} IS NULL AND {self.after_key(start)})"
-            if sort.descending:
-                return null_then_key
-            return f"({null_then_key} OR {self.read(value, sort.path)} IS NOT NULL)"
-        lit_sql, lit = self.d.literal(start.sort_value)
         op = "<" if sort.descending else ">"
-        beyond = f"{self.read(value, sort.path)} {op} {lit_sql.replace('{v}', self.ph(lit))}"
-        same = f"({self.read(value, sort.path)} = {lit_sql.replace('{v}', self.ph(lit))} AND {self.after_key(start)})"
-        tail = f" OR {self.read(value, sort.path)} IS NULL" if sort.descending else ""
-        return f"({beyond} OR {same}{tail})"
-
-    def order(self, sort: Sort | None) -> str:
-        if sort is None:
-            return "parent, name"
-        expr = self.read(self.d.value(), sort.path)
-        direction = "DESC NULLS LAST" if sort.descending else "ASC NULLS FIRST"
-        return f"{expr} {direction}, parent, name"
+        rank = sort_rank(start.sort_value)
+        within = self.after_key(start)
+        if rank in (RANK_NUMBER, RANK_STRING):
+            read = self.d.number(sort.path) if rank == RANK_NUMBER else self.d.string(sort.path)
+            value = self.bind(start.sort_value)
+            within = sql(f"({{}} {op} {{}} OR ({{}} = {{}} AND {{}}))", read, value, read, value, within)
+        rank_sql = self.rank(sort.path)
+        return sql(f"({{}} {op} {rank} OR ({{}} = {rank} AND {{}}))", rank_sql, rank_sql, within)
 
 
 def _like(value: str) -> str:
@@ -171,15 +214,47 @@ def _like(value: str) -> str:
     return f"%{escaped}%"
 
 
-def compile_list(request: ListRequest, dialect: Dialect, select: str) -> SQL:
+def _values_with_text(text: str) -> tuple[Scalar, ...]:
+    """The stored JSON scalars whose text form may be ``text`` (a superset is fine: a hint
+    only narrows the rows the exact test then checks)."""
+    values: list[Scalar] = [text]
+    if text in ("true", "false"):
+        values.append(text == "true")
+    else:
+        try:
+            values.append(int(text))
+        except ValueError:
+            try:
+                values.append(float(text))
+            except ValueError:
+                pass
+    return tuple(values)
+
+
+def _check_paths(flt: Filter) -> None:
+    """Reject keys no backend can address the same way (see ``query.py``)."""
+    paths = [t.path or () for t in flt.terms] + [(t.tag or "",) for t in flt.terms]
+    if flt.sort is not None:
+        paths.append(flt.sort.path)
+    if any('"' in part for path in paths for part in path):
+        raise StorageError("invalid", None, 'a query path or tag name contains "')
+
+
+def compile_list(request: ListRequest, dialect: Dialect, select: str) -> Fragment:
     """``SELECT {select} FROM resources WHERE ... ORDER BY ... LIMIT n`` for the request."""
+    flt = request.filter
+    _check_paths(flt)
     b = _Builder(dialect)
-    where = [f"org = {b.ph(request.org)}", f"kind = {b.ph(request.kind)}"]
+    where = [sql("org = {}", b.bind(request.org)), sql("kind = {}", b.bind(request.kind))]
     if request.parent is not None:
-        where.append(f"parent = {b.ph(request.parent)}")
-    where.append(f"({b.filter(request.filter)})")
+        where.append(sql("parent = {}", b.bind(request.parent)))
+    where.extend(b.hints(flt))
+    where.append(sql("({})", b.filter(flt)))
     if request.start is not None:
-        where.append(b.keyset(request.start, request.filter.sort))
-    order = b.order(request.filter.sort)
-    text = f"SELECT {select} FROM resources WHERE {' AND '.join(where)} ORDER BY {order} LIMIT {b.ph(request.limit)}"
-    return SQL(text, b.params)
+        where.append(b.keyset(request.start, flt.sort))
+    return sql(
+        f"SELECT {select} FROM resources WHERE {{}} ORDER BY {{}} LIMIT {{}}",
+        join(" AND ", where),
+        b.order(flt.sort),
+        b.bind(request.limit),
+    )

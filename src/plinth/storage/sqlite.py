@@ -22,67 +22,82 @@ from plinth.storage.base import (
     Delete,
     EventRecord,
     Key,
+    NotifyCallback,
     Operation,
     Put,
     Record,
     SetMeta,
     StorageError,
 )
-from plinth.storage.query import ListRequest, Scalar
-from plinth.storage.sqlbuild import compile_list
+from plinth.storage.migrate import MIGRATIONS, migrate
+from plinth.storage.query import ListRequest, Scalar, scalar_text
+from plinth.storage.sqlbuild import Fragment, compile_list, sql
 
-MIGRATIONS = Path(__file__).parent / "migrations" / "sqlite"
 BUSY_TIMEOUT_MS = 10_000
 
 
 class SqliteDialect:
+    """``sqlbuild`` spelled with SQLite's JSON1 functions over the ``doc`` text column."""
+
     placeholder = "?"
 
-    def path_param(self, path: tuple[str, ...]) -> str:
-        return "$" + "".join('."' + part.replace('"', '\\"') + '"' for part in path)
+    def _path(self, path: tuple[str, ...]) -> Fragment:
+        # Keys are quoted so dots and slashes in tag names stay one key; sqlbuild has
+        # already rejected keys containing '"', which SQLite paths cannot express.
+        return Fragment("?", ("$" + "".join(f'."{part}"' for part in path),))
 
-    def value(self) -> str:
-        return "json_extract(doc, {p})"
-
-    def type_of(self) -> str:
-        return "json_type(doc, {p})"
-
-    def text(self) -> str:
-        return (
-            "(CASE json_type(doc, {p}) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' "
-            "ELSE CAST(json_extract(doc, {p}) AS TEXT) END)"
+    def type_of(self, path: tuple[str, ...]) -> Fragment:
+        p = self._path(path)
+        return sql(
+            "CASE json_type(doc, {}) WHEN 'integer' THEN 'number' WHEN 'real' THEN 'number' "
+            "WHEN 'text' THEN 'string' ELSE json_type(doc, {}) END",
+            p,
+            p,
         )
 
-    def literal(self, value: Scalar) -> tuple[str, Any]:
-        return "{v}", value
+    def number(self, path: tuple[str, ...]) -> Fragment:
+        p = self._path(path)
+        return sql("CASE WHEN json_type(doc, {}) IN ('integer', 'real') THEN json_extract(doc, {}) END", p, p)
 
-    def regex(self, subject: str) -> str:
-        return f"regexp({{v}}, {subject})"
+    def string(self, path: tuple[str, ...]) -> Fragment:
+        # TEXT compares with the BINARY collation: UTF-8 bytes, i.e. code point order.
+        p = self._path(path)
+        return sql("CASE WHEN json_type(doc, {}) = 'text' THEN json_extract(doc, {}) END", p, p)
 
-    def bool_types(self) -> tuple[str, ...]:
-        return ("true", "false")
+    def text(self, path: tuple[str, ...]) -> Fragment:
+        p = self._path(path)
+        return sql(
+            "CASE json_type(doc, {}) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' "
+            "WHEN 'text' THEN json_extract(doc, {}) WHEN 'integer' THEN CAST(json_extract(doc, {}) AS TEXT) "
+            "WHEN 'real' THEN CAST(json_extract(doc, {}) AS TEXT) END",
+            p,
+            p,
+            p,
+            p,
+        )
 
-    def string_type(self) -> str:
-        return "text"
+    def regex(self, subject: Fragment, pattern: Fragment) -> Fragment:
+        return sql("regexp({}, {})", pattern, subject)
+
+    def tag_hint(self, tag: str, values: tuple[Scalar, ...] | None) -> Fragment | None:
+        return None
 
 
 DIALECT = SqliteDialect()
 
 
-def _unavailable(exc: sqlite3.Error) -> bool:
-    """Only a busy, locked or unreadable database is "unavailable"; anything else is a bug (500)."""
-    return isinstance(exc, sqlite3.OperationalError) and any(
-        word in str(exc) for word in ("locked", "busy", "unable to open", "disk", "readonly")
-    )
-
-
 def _regexp(pattern: str, value: Any) -> bool:
-    if value is None:
-        return False
-    try:
-        return re.search(pattern, str(value)) is not None
-    except re.error:
-        return False
+    # ``re`` caches compiled patterns; list_page has already rejected invalid ones.
+    return value is not None and re.search(pattern, str(value)) is not None
+
+
+def _check_patterns(request: ListRequest) -> None:
+    for term in request.filter.terms:
+        if term.op in ("~", "=~"):
+            try:
+                re.compile(scalar_text(term.value))
+            except re.error as exc:
+                raise StorageError("invalid", None, f"invalid regular expression: {exc}") from exc
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -96,15 +111,11 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def migrate(url: str, directory: Path) -> None:
-    """Apply pending versioned migrations (yoyo), under yoyo's lock so replicas may race."""
-    from yoyo import get_backend, read_migrations
-
-    backend = get_backend(url)
-    migrations = read_migrations(str(directory))
-    with backend.lock():
-        backend.apply_migrations(backend.to_apply(migrations))
-    backend.connection.close()
+def _unavailable(exc: sqlite3.Error) -> bool:
+    """Only a busy, locked or unreadable database is "unavailable"; anything else is a bug."""
+    return isinstance(exc, sqlite3.OperationalError) and any(
+        word in str(exc) for word in ("locked", "busy", "unable to open", "disk", "readonly")
+    )
 
 
 class SqliteStorage:
@@ -120,37 +131,36 @@ class SqliteStorage:
     @classmethod
     async def open(cls, path: Path) -> SqliteStorage:
         path.parent.mkdir(parents=True, exist_ok=True)
-        await asyncio.to_thread(migrate, f"sqlite:///{path}", MIGRATIONS)
+        await asyncio.to_thread(migrate, f"sqlite:///{path}", MIGRATIONS / "sqlite")
         return cls(path)
 
     async def get(self, key: Key) -> Record | None:
-        try:
-            row = self._reader.execute(self._get_sql, (key.org, key.kind, key.parent, key.name)).fetchone()
-        except sqlite3.OperationalError as exc:
-            if not _unavailable(exc):
-                raise
-            raise StorageError("unavailable", key, str(exc)) from exc
-        if row is None:
+        rows = self._read(self._get_sql, _key_params(key))
+        if not rows:
             return None
-        return Record(key, row[0], row[1], row[2].encode())
+        return Record(key, rows[0][0], rows[0][1], rows[0][2].encode())
 
     async def list_page(self, request: ListRequest) -> list[Record]:
-        sql = compile_list(request, DIALECT, "org, kind, parent, name, id, version, doc")
-        return self._records(sql.text, sql.params)
+        _check_patterns(request)
+        query = compile_list(request, DIALECT, "org, kind, parent, name, id, version, doc")
+        return self._records(query.text, query.params)
 
     async def referrers(self, org: str, href: str, kinds: Sequence[str]) -> list[Record]:
         if not kinds:
             return []
         return self._records(st.render(st.referrers_sql(len(kinds)), "?"), [org, href, *kinds])
 
-    def _records(self, sql: str, params: Sequence[Any]) -> list[Record]:
-        try:
-            rows = self._reader.execute(sql, params).fetchall()
-        except sqlite3.OperationalError as exc:
-            if not _unavailable(exc):
-                raise
-            raise StorageError("unavailable", None, str(exc)) from exc
+    def _records(self, statement: str, params: Sequence[Any]) -> list[Record]:
+        rows = self._read(statement, params)
         return [Record(Key(r[0], r[1], r[2], r[3]), r[4], r[5], r[6].encode()) for r in rows]
+
+    def _read(self, statement: str, params: Sequence[Any]) -> list[Any]:
+        try:
+            return self._reader.execute(statement, params).fetchall()
+        except sqlite3.Error as exc:
+            if not _unavailable(exc):
+                raise  # a bug in our SQL: let it become a logged 500, not a misleading 503
+            raise StorageError("unavailable", None, str(exc)) from exc
 
     async def commit(self, ops: Sequence[Operation]) -> None:
         loop = asyncio.get_running_loop()
@@ -160,31 +170,35 @@ class SqliteStorage:
         conn = self._writer
         try:
             conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as exc:
+            try:
+                for op in ops:
+                    _apply(conn, op)
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        except sqlite3.OperationalError as exc:
+            # Locked past busy_timeout, disk full, I/O error: the store cannot take writes.
             raise StorageError("unavailable", None, str(exc)) from exc
-        try:
-            for op in ops:
-                _apply(conn, op)
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
 
     async def events(self, key: Key, after_seq: int, limit: int) -> list[EventRecord]:
-        rows = self._reader.execute(
-            st.render(st.SELECT_EVENTS, "?"), (key.org, key.kind, key.parent, key.name, after_seq, limit)
-        ).fetchall()
+        rows = self._read(st.render(st.SELECT_EVENTS, "?"), (*_key_params(key), after_seq, limit))
         return [EventRecord(r[0], r[1].encode()) for r in rows]
 
     async def get_meta(self, name: str) -> str | None:
-        row = self._reader.execute(st.render(st.SELECT_META, "?"), (name,)).fetchone()
-        return None if row is None else str(row[0])
+        rows = self._read(st.render(st.SELECT_META, "?"), (name,))
+        return None if not rows else str(rows[0][0])
 
     async def ping(self) -> None:
-        try:
-            self._reader.execute("SELECT 1").fetchone()
-        except sqlite3.Error as exc:
-            raise StorageError("unavailable", None, str(exc)) from exc
+        self._read("SELECT 1", ())
+
+    async def notify(self, channel: str, payload: str) -> None:
+        """SQLite has no notification channel, so nothing is sent. Worker processes sharing
+        one file are not told either: caches there need another way to expire."""
+
+    async def listen(self, channel: str, callback: NotifyCallback) -> None:
+        """No notification ever arrives, so ``callback`` is never called."""
 
     async def close(self) -> None:
         self._write_thread.shutdown(wait=True)
@@ -228,8 +242,8 @@ def _apply(conn: sqlite3.Connection, op: Operation) -> None:
     elif isinstance(op, AppendEvent):
         conn.execute(st.render(st.INSERT_EVENT, "?"), (*_key_params(op.key), op.id, op.created, op.doc.decode()))
     elif isinstance(op, SetMeta):
-        verb = "INSERT OR IGNORE" if op.only_if_absent else "INSERT OR REPLACE"
-        conn.execute(f"{verb} INTO meta (name, value) VALUES (?, ?)", (op.name, op.value))
+        statement = st.SET_META_IF_ABSENT if op.only_if_absent else st.SET_META
+        conn.execute(st.render(statement, "?"), (op.name, op.value))
 
 
 __all__ = ["SqliteStorage", "migrate"]

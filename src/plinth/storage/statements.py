@@ -18,6 +18,8 @@ INSERT_EVENT = (
 )
 SELECT_EVENTS = f"SELECT seq, doc FROM events WHERE {_KEY} AND seq > {{p}} ORDER BY seq LIMIT {{p}}"
 SELECT_META = "SELECT value FROM meta WHERE name = {p}"
+SET_META = "INSERT INTO meta (name, value) VALUES ({p}, {p}) ON CONFLICT (name) DO UPDATE SET value = excluded.value"
+SET_META_IF_ABSENT = "INSERT INTO meta (name, value) VALUES ({p}, {p}) ON CONFLICT (name) DO NOTHING"
 
 
 def referrers_sql(n_kinds: int) -> str:
@@ -31,3 +33,12 @@ def referrers_sql(n_kinds: int) -> str:
 
 def render(statement: str, placeholder: str) -> str:
     return statement.replace("{p}", placeholder)
+
+
+def rendered(placeholder: str) -> dict[str, str]:
+    """Every statement above by its name, spelled with one backend's placeholder."""
+    return {
+        name: render(text, placeholder)
+        for name, text in globals().items()
+        if name.isupper() and not name.startswith("_") and isinstance(text, str)
+    }

@@ -1,0 +1,51 @@
+"""The CLI's own failures and its exit codes; ``main`` is the only place that maps one to the other.
+
+Tree::
+
+    CliError                exit 1: the input or a local step failed; ``message`` is printed as is
+    ├── InputError          a body file is missing or does not parse
+    ├── FormatError         the response cannot be shown in the chosen -o (names, table)
+    └── ProfileError        the chosen profile does not exist, or a profile file is broken
+    UsageError (click)      exit 2: bad command line; the command's help is printed too
+
+Errors from the server (``plinth.errors.APIError``) and from the network
+(``plinth.client.TransportError``) also exit 1 and print in the chosen output format.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    FAILED = 1
+    USAGE = 2
+
+
+class CliError(Exception):
+    """A failure the user can read: ``message`` goes to stderr followed by an empty line."""
+
+    def __init__(self, message: str, *, prefix: str = "", blank_line: bool = True) -> None:
+        super().__init__(message)
+        self.message = message
+        #: printed on its own line(s) before ``message`` (e.g. the table crash notice)
+        self.prefix = prefix
+        #: whether an empty line follows the message, as it does for most official CLI errors
+        self.blank_line = blank_line
+
+
+class InputError(CliError):
+    pass
+
+
+class FormatError(CliError):
+    pass
+
+
+class ProfileError(CliError):
+    pass
+
+
+class EditAborted(CliError):
+    """The edit loop stopped; ``message`` says why and where the edited file was kept."""

@@ -1,0 +1,116 @@
+"""``plinth rest <verb> <path>``: the options of the seven subcommands (behaviour in ``rest_run``).
+
+Options and help groups follow the official CLI's (cli.md §10); ``--output`` choices come
+from the formatter registry so help and validation cannot drift.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from plinth.cli.output import FORMAT_NAMES
+from plinth.cli.settings import RequestFlags
+
+F = Callable[..., Any]
+
+DESCRIPTIONS = {
+    "create": "Submit a POST request followed by a GET request against the referenced path",
+    "delete": "Submit a DELETE request against the referenced path",
+    "edit": "Launches the default editor with the contents of the referenced path",
+    "get": "Submit a GET request against the referenced path",
+    "patch": "Submit a PATCH request against the referenced path",
+    "post": "Submit a POST request against the referenced path",
+    "put": "Submit a PUT request against the referenced path",
+}
+WITH_BODY = ("create", "patch", "post", "put")
+
+
+def request_options(function: F) -> F:
+    """The options every ``rest`` subcommand shares, in the official CLI's groups."""
+    decorators = [
+        click.argument("path"),
+        click.option(
+            "--header",
+            "-H",
+            "headers",
+            multiple=True,
+            metavar="TEXT",
+            help='HTTP headers in curl format: "x-header: value" (repeatable)',
+        ),
+        click.option("--profile", help="The profile to use (default: $PLINTH_PROFILE, then the default profile)"),
+        click.option("--output", "-o", type=click.Choice(FORMAT_NAMES), help="Output format"),
+        click.option("--color/--no-color", default=None, help="Colour output on a terminal [default: on]"),
+        click.option("--ts", type=click.Choice(("iso", "local", "age")), help="How to show timestamps"),
+        click.option(
+            "--max",
+            "max_items",
+            type=int,
+            default=None,
+            help="Follow list pages until this many items; below 1 fetches all [default: 50]",
+        ),
+        click.option("--token", help="Bearer token (default: $PLINTH_TOKEN, then the profile's)"),
+        click.option("--endpoint", help="API endpoint (default: $PLINTH_ENDPOINT, then the profile's)"),
+        click.option("--insecure", "-k", is_flag=True, default=None, help="Accept self-signed TLS certificates"),
+        click.option("--verbose", "-v", is_flag=True, help="Log what the CLI does on standard error"),
+        click.option("--debug", "-d", is_flag=True, help="Show every HTTP request and response on standard error"),
+    ]
+    for decorator in reversed(decorators):
+        function = decorator(function)
+    return function
+
+
+def body_option(function: F) -> F:
+    return click.option(
+        "--file",
+        "-f",
+        "file",
+        metavar="PATH",
+        help="File to load the request from (JSON or YAML). Use `--file -` to read standard input.",
+    )(function)
+
+
+def flags_from(options: dict[str, Any]) -> RequestFlags:
+    return RequestFlags(
+        profile=options["profile"],
+        token=options["token"],
+        endpoint=options["endpoint"],
+        insecure=options["insecure"],
+        output=options["output"],
+        color=options["color"],
+        ts=options["ts"],
+        max=options["max_items"],
+        verbose=options["verbose"],
+        debug=options["debug"],
+    )
+
+
+def make_command(verb: str) -> click.Command:
+    def callback(**options: Any) -> None:
+        from plinth.cli.rest_run import RestCall, run_rest
+
+        call = RestCall(
+            verb=verb,
+            path=options["path"],
+            flags=flags_from(options),
+            file=options.get("file"),
+            headers=tuple(options["headers"]),
+        )
+        run_rest(click.get_current_context().find_root().obj, call)
+
+    function: F = callback
+    if verb in WITH_BODY:
+        function = body_option(function)
+    function = request_options(function)
+    return click.command(verb, help=DESCRIPTIONS[verb], short_help=DESCRIPTIONS[verb])(function)
+
+
+@click.group("rest", help="Submit REST requests against the API")
+def rest_group() -> None:
+    pass
+
+
+for _verb in sorted(DESCRIPTIONS):
+    rest_group.add_command(make_command(_verb))

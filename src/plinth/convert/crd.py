@@ -1,0 +1,81 @@
+"""API items -> Kubernetes objects for the official operator's CRDs (api.md §8).
+
+``to_crd(item_or_list, org) -> dict``: one object per item (a list gives
+``{"kind": "list", "items": [...]}``, the exporter's list form). Decisions where the sources
+are silent:
+
+- ``apiVersion: cpln.io/v1``, ``kind`` the platform kind;
+- ``metadata.name`` is the platform name when it is a valid Kubernetes name, else a
+  sanitised name with the real one in the ``cpln.io/name-replacement`` annotation;
+- ``metadata.namespace`` is the org for org-scoped kinds and the gvc for gvc-scoped ones
+  (the operator's recommended layout);
+- the platform fields sit at the top level beside ``metadata`` (``org``, ``gvc``,
+  ``description``, ``tags``, ``spec`` and the kind's own top-level fields), as the CRD
+  schemas place them; server-owned fields (id, version, created, lastModified, links,
+  status, origin, alias) are dropped, as the exporter "strips system fields";
+- ``tags`` stay at the top level (the schema has them there), values as strings.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from typing import Any
+
+API_VERSION = "cpln.io/v1"
+SYSTEM_FIELDS = frozenset(
+    {"id", "version", "created", "lastModified", "links", "status", "origin", "alias", "kind", "name", "tags", "keys"}
+)
+GVC_SCOPED = frozenset({"volumeset", "workload", "identity"})
+_K8S_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def kubernetes_name(name: str) -> tuple[str, dict[str, str]]:
+    if _K8S_NAME.match(name) and len(name) <= 253:
+        return name, {}
+    cleaned = re.sub(r"[^a-z0-9.-]+", "-", name.lower()).strip("-.") or "item"
+    return cleaned[:253], {"cpln.io/name-replacement": name}
+
+
+def _gvc_of(item: dict[str, Any]) -> str | None:
+    if isinstance(item.get("gvc"), str) and item["gvc"]:
+        return str(item["gvc"])
+    for link in item.get("links") or []:
+        if isinstance(link, dict) and link.get("rel") == "gvc":
+            return str(link.get("href", "")).rsplit("/", 1)[-1]
+    return None
+
+
+def item_to_crd(item: dict[str, Any], org: str) -> dict[str, Any]:
+    kind = str(item.get("kind", ""))
+    name, annotations = kubernetes_name(str(item.get("name", "")))
+    gvc = _gvc_of(item) if kind in GVC_SCOPED else None
+    metadata: dict[str, Any] = {"name": name, "namespace": gvc or org}
+    if annotations:
+        metadata["annotations"] = annotations
+    crd: dict[str, Any] = {"apiVersion": API_VERSION, "kind": kind, "metadata": metadata, "org": org}
+    if gvc:
+        crd["gvc"] = gvc
+    tags = item.get("tags")
+    if isinstance(tags, dict):
+        crd["tags"] = {str(k): v if isinstance(v, str) else json.dumps(v) for k, v in tags.items() if v is not None}
+    for key, value in item.items():
+        if key not in SYSTEM_FIELDS and key != "gvc" and value is not None:
+            crd[key] = without_nulls(value)
+    return crd
+
+
+def without_nulls(value: Any) -> Any:
+    """A copy without ``null`` members: on the wire null means "unset", and the schemas type every field."""
+    if isinstance(value, dict):
+        return {k: without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [without_nulls(v) for v in value]
+    return copy.deepcopy(value)
+
+
+def to_crd(item_or_list: dict[str, Any], org: str) -> dict[str, Any]:
+    if item_or_list.get("kind") in ("list", "queryresult"):
+        return {"kind": "list", "items": [item_to_crd(item, org) for item in item_or_list.get("items") or []]}
+    return item_to_crd(item_or_list, org)

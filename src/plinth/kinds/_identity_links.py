@@ -1,0 +1,98 @@
+"""Links held by groups and policies: users named by email, repeated links, and GVC scope.
+
+Shared by the user, group and policy kinds:
+
+- a user's name is its email address in lowercase (api.md §2.5: member and principal links
+  are ``/org/{org}/user/{email}``, built by the CLI from the email); :func:`user_name_problem`
+  is the one rule for a user's name, its ``email`` and the name in a user link;
+- :func:`normalise_links` lowercases the email in user links and keeps each linked item once
+  (short and full forms of one link are the same item), so ``$append/memberLinks`` of a
+  member who is already there changes nothing, and a client that resends a link it already
+  holds is not refused;
+- :func:`link_problem` checks what the engine's reference check does not: a user link names
+  an email, a link to a GVC-scoped kind names its GVC, a link to any other kind does not.
+  Malformed links, links into another org and links to the wrong kind are left to the
+  engine's reference check, which names them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from plinth.meta import parse_link
+
+USER_EMAIL_MAX = 254
+USER_LOCAL_MAX = 64
+_LABEL = r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?"
+# Starts with a letter, digit or '_': a path segment starting with '-' would read as an action.
+_USER_EMAIL = re.compile(rf"^[a-z0-9_][a-z0-9._+'-]*@(?:{_LABEL}\.)+{_LABEL}$")
+
+#: Kinds that live inside a GVC (``/org/{org}/gvc/{gvc}/{kind}/{name}``) among the kinds a
+#: policy may target or name as a principal.
+GVC_SCOPED_KINDS: frozenset[str] = frozenset({"identity", "volumeset", "workload"})
+
+
+def user_name_problem(value: str) -> str | None:
+    """Why ``value`` cannot name a user (a lowercase email address), or ``None``."""
+    if len(value) > USER_EMAIL_MAX:
+        return f"must be at most {USER_EMAIL_MAX} characters"
+    if not _USER_EMAIL.match(value):
+        if _USER_EMAIL.match(value.lower()):
+            return "must be in lowercase"
+        return "must be an email address in lowercase (name@domain.tld)"
+    if len(value.split("@", 1)[0]) > USER_LOCAL_MAX:
+        return f"must have at most {USER_LOCAL_MAX} characters before '@'"
+    return None
+
+
+def link_kind(link: str, org: str) -> str | None:
+    """The kind a link points at, or ``None`` when it is malformed."""
+    parsed = parse_link(link, org)
+    return parsed.kind if parsed is not None else None
+
+
+def _canonical(link: str, org: str) -> str:
+    parsed = parse_link(link, org)
+    return parsed.href if parsed is not None else link
+
+
+def _lower_user(link: str, org: str) -> str:
+    parsed = parse_link(link, org)
+    if parsed is None or parsed.kind != "user" or parsed.name == parsed.name.lower():
+        return link
+    # The name is the last segment in both link forms; keep the form the client chose.
+    return link[: len(link) - len(parsed.name)] + parsed.name.lower()
+
+
+def normalise_links(links: Iterable[str], org: str) -> list[str]:
+    """``links`` with user emails lowercased and each linked item kept once, first one wins."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for raw in links:
+        link = _lower_user(raw, org)
+        key = _canonical(link, org)
+        if key not in seen:
+            seen.add(key)
+            out.append(link)
+    return out
+
+
+def link_problem(link: str, org: str, kinds: Iterable[str]) -> str | None:
+    """Why a well-formed link of this org to one of ``kinds`` is still wrong, or ``None``.
+
+    The message quotes the link: lists are stored without repeats, so an index in an error
+    path counts the stored entries, and the quoted link says which one is meant.
+    """
+    parsed = parse_link(link, org)
+    if parsed is None or parsed.org != org or parsed.kind not in set(kinds):
+        return None
+    if parsed.kind in GVC_SCOPED_KINDS and parsed.gvc is None:
+        return f"'{link}' must name the {parsed.kind}'s GVC: //gvc/<gvc>/{parsed.kind}/<name>"
+    if parsed.kind not in GVC_SCOPED_KINDS and parsed.gvc is not None:
+        return f"'{link}': a {parsed.kind} is not inside a GVC; use //{parsed.kind}/<name>"
+    if parsed.kind == "user":
+        problem = user_name_problem(parsed.name)
+        if problem is not None:
+            return f"'{link}' must name the user by email address: {problem}"
+    return None

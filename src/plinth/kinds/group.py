@@ -1,0 +1,101 @@
+"""The ``group`` kind (api.md §2.7): users and service accounts that policies name together.
+
+Top-level fields beyond the envelope:
+
+- ``memberLinks``: at most 200 links to users (by email) and service accounts of this org.
+  Stored lowercased (user emails), each member once (short and full forms of one link are
+  the same member; the first stays), in full ``/org/...`` form (the engine normalises them).
+- ``memberQuery``: a Query over users; it matches users only. Its ``kind`` is ``user``
+  (filled in when left out, an error when it is anything else).
+- ``identityMatcher``: ``{expression, language: jmespath|javascript}``, both required;
+  the expression is 1 to 4096 characters (Plinth's bound; it is evaluated, not stored blind).
+- ``origin`` (server-owned): ``default`` for groups clients create; ``builtin`` for the ones
+  the server creates (``superusers``, ``viewers``); ``synthetic`` is reserved for groups the
+  server derives. Clients never set it: it is dropped from every body, set to ``default`` on
+  create and carried over on update. A built-in group cannot be deleted, but its members can
+  be edited (api.md); the engine enforces the delete rule.
+
+Decisions where the sources are silent:
+
+- A member service account must exist when the group is written (a typo is an error), but a
+  member user need not: users are referenced by email before they accept their invitation.
+- The built-in ``superusers`` group must keep at least one member link: without one, nobody
+  could manage the org.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from plinth.errors import FieldError
+from plinth.kinds._identity_links import link_kind, link_problem, normalise_links
+from plinth.kinds._query_model import Query
+from plinth.kinds._spec_model import NonEmptyStr, SpecModel, TopLevelModel
+from plinth.kinds.base import Item, KindContext, KindSpec, Reference
+from plinth.kinds.permissions import permission_fields
+
+MEMBER_LINKS_MAX = 200
+EXPRESSION_MAX = 4096
+MEMBER_KINDS = frozenset({"user", "serviceaccount"})
+SUPERUSERS = "superusers"
+
+
+class IdentityMatcher(SpecModel):
+    expression: Annotated[str, Field(min_length=1, max_length=EXPRESSION_MAX)]
+    language: Literal["jmespath", "javascript"]
+
+
+class GroupFields(TopLevelModel):
+    """The top-level fields a client may send for a group."""
+
+    memberLinks: Annotated[list[NonEmptyStr], Field(max_length=MEMBER_LINKS_MAX)] | None = None
+    memberQuery: Query | None = None
+    identityMatcher: IdentityMatcher | None = None
+
+
+def prepare_group(item: Item, old: Item | None, ctx: KindContext) -> None:
+    """``origin`` on create; member links lowercased and unique; ``memberQuery.kind`` filled."""
+    item.setdefault("origin", "default")
+    if "memberLinks" in item:
+        item["memberLinks"] = normalise_links(item["memberLinks"], ctx.org)
+    if "memberQuery" in item:
+        item["memberQuery"] = {"kind": "user", **item["memberQuery"]}
+
+
+def validate_group(item: Item, old: Item | None, ctx: KindContext) -> list[FieldError]:
+    """Member links name users by email; the member query is over users; superusers keeps a member."""
+    errors: list[FieldError] = []
+    for index, link in enumerate(item.get("memberLinks", [])):
+        problem = link_problem(link, ctx.org, MEMBER_KINDS)
+        if problem is not None:
+            errors.append(FieldError(f"memberLinks[{index}]", problem))
+    query = item.get("memberQuery")
+    if query is not None and query.get("kind") != "user":
+        errors.append(FieldError("memberQuery.kind", "must be 'user' (a member query matches users only)"))
+    if item.get("origin") == "builtin" and item["name"] == SUPERUSERS and not item.get("memberLinks"):
+        errors.append(FieldError("memberLinks", f"the built-in group '{SUPERUSERS}' must keep at least one member"))
+    return errors
+
+
+def group_references(item: Item, org: str) -> list[Reference]:
+    """Every member link; service accounts must exist, users need not (see the module docstring)."""
+    return [
+        Reference(f"memberLinks[{i}]", link, MEMBER_KINDS, must_exist=link_kind(link, org) == "serviceaccount")
+        for i, link in enumerate(item.get("memberLinks", []))
+    ]
+
+
+GROUP = KindSpec(
+    name="group",
+    scope="org",
+    title="Group",
+    top_level_model=GroupFields,
+    server_fields=frozenset({"origin"}),
+    prepare=prepare_group,
+    validate=validate_group,
+    references=group_references,
+    **permission_fields("group"),
+    query_properties=("id", "name", "version", "description", "created", "lastModified", "origin"),
+)

@@ -1,0 +1,161 @@
+"""The ``policy`` kind (api.md §2.8, §3): permissions on items of one kind, granted to principals.
+
+Top-level fields beyond the envelope:
+
+- ``targetKind`` (required): a kind with a permission table (``plinth.kinds.permissions``).
+- The target, in one of three modes:
+
+  - ``target: all``: every item of ``targetKind`` in the org, now and later. ``targetLinks``
+    may come along only empty (the official CLI sends ``targetLinks: []`` with it);
+  - ``targetLinks``: at most 200 links to items of ``targetKind`` in this org. They need not
+    exist (a policy may be written before what it covers, and an item deleted later simply
+    stops matching); links to GVC-scoped kinds name their GVC. Each item is kept once;
+  - ``targetQuery``: a Query over ``targetKind``, evaluated live by the authorizer. Its
+    ``kind`` is ``targetKind`` (filled in when left out, an error when different).
+
+  Naming two modes is an error on the path of the second (``targetLinks`` with
+  ``target: all``, ``targetQuery`` with either other mode). A policy with no target at all
+  is valid and covers nothing, so a policy can be built up in steps.
+- ``bindings``: at most 50, each ``{permissions, principalLinks}``: one or more permissions,
+  each one of ``targetKind``'s (an unknown name is an error at its path, e.g.
+  ``bindings[1].permissions[0]``, because a misspelt permission would otherwise grant
+  nothing, silently); 1 to 200 principal links to users (by email; need not exist yet),
+  service accounts and groups (must exist: a typo is an error) or GVC identities
+  (``//gvc/{gvc}/identity/{name}``; need not exist). Each is kept once per binding, so
+  a client that resends what a policy holds is not refused; an index in an error path
+  counts the stored (repeat-free) entries, and the message quotes the offending value.
+- ``origin`` (server-owned): ``default`` for policies clients create; ``builtin`` for the
+  server's own ``superusers-{kind}`` and ``viewers-{kind}``, which target all items and which
+  no client may create, edit or delete (the engine enforces that). Clients never set
+  ``origin``: it is dropped from every body, set to ``default`` on create, carried on update.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, field_validator
+
+from plinth.errors import FieldError
+from plinth.kinds._identity_links import link_kind, link_problem, normalise_links
+from plinth.kinds._query_model import Query
+from plinth.kinds._spec_model import NonEmptyStr, SpecModel, TopLevelModel
+from plinth.kinds.base import Item, KindContext, KindSpec, Reference
+from plinth.kinds.permissions import PERMISSIONS, TARGET_KINDS, permission_fields
+
+TARGET_LINKS_MAX = 200
+BINDINGS_MAX = 50
+PRINCIPAL_LINKS_MAX = 200
+PRINCIPAL_KINDS = frozenset({"user", "serviceaccount", "group", "identity"})
+#: Principals that must exist when a policy names them (users and identities need not).
+PRINCIPALS_THAT_MUST_EXIST = frozenset({"serviceaccount", "group"})
+
+
+class Binding(SpecModel):
+    permissions: Annotated[list[NonEmptyStr], Field(min_length=1)]
+    principalLinks: Annotated[list[NonEmptyStr], Field(min_length=1, max_length=PRINCIPAL_LINKS_MAX)]
+
+
+class PolicyFields(TopLevelModel):
+    """The top-level fields a client may send for a policy."""
+
+    targetKind: str
+    targetLinks: Annotated[list[NonEmptyStr], Field(max_length=TARGET_LINKS_MAX)] | None = None
+    targetQuery: Query | None = None
+    target: Literal["all"] | None = None
+    bindings: Annotated[list[Binding], Field(max_length=BINDINGS_MAX)] | None = None
+
+    @field_validator("targetKind")
+    @classmethod
+    def _known_kind(cls, value: str) -> str:
+        if value not in TARGET_KINDS:
+            raise ValueError(f"must be one of {', '.join(sorted(TARGET_KINDS))}")
+        return value
+
+
+def prepare_policy(item: Item, old: Item | None, ctx: KindContext) -> None:
+    """``origin`` on create; links and permissions kept once; ``targetQuery.kind`` filled."""
+    item.setdefault("origin", "default")
+    if "targetLinks" in item:
+        item["targetLinks"] = normalise_links(item["targetLinks"], ctx.org)
+    if "targetQuery" in item:
+        item["targetQuery"] = {"kind": item["targetKind"], **item["targetQuery"]}
+    for binding in item.get("bindings", []):
+        binding["permissions"] = list(dict.fromkeys(binding["permissions"]))
+        binding["principalLinks"] = normalise_links(binding["principalLinks"], ctx.org)
+
+
+def _target_errors(item: Item, org: str) -> list[FieldError]:
+    kind = item["targetKind"]
+    links = item.get("targetLinks", [])
+    errors: list[FieldError] = []
+    if item.get("target") == "all":
+        if links:
+            errors.append(FieldError("targetLinks", "must be empty when target is 'all'"))
+        if "targetQuery" in item:
+            errors.append(FieldError("targetQuery", "cannot be combined with target 'all'"))
+    elif links and "targetQuery" in item:
+        errors.append(FieldError("targetQuery", "cannot be combined with targetLinks"))
+    query = item.get("targetQuery")
+    if query is not None and query["kind"] != kind:
+        errors.append(FieldError("targetQuery.kind", f"must be '{kind}', the policy's targetKind"))
+    for index, link in enumerate(links):
+        problem = link_problem(link, org, {kind})
+        if problem is not None:
+            errors.append(FieldError(f"targetLinks[{index}]", problem))
+    return errors
+
+
+def _binding_errors(binding: dict[str, Any], path: str, kind: str, org: str) -> list[FieldError]:
+    allowed = PERMISSIONS[kind].permissions
+    errors = [
+        FieldError(f"{path}.permissions[{index}]", f"'{name}' is not a {kind} permission; use {', '.join(allowed)}")
+        for index, name in enumerate(binding["permissions"])
+        if name not in allowed
+    ]
+    for index, link in enumerate(binding["principalLinks"]):
+        problem = link_problem(link, org, PRINCIPAL_KINDS)
+        if problem is not None:
+            errors.append(FieldError(f"{path}.principalLinks[{index}]", problem))
+    return errors
+
+
+def validate_policy(item: Item, old: Item | None, ctx: KindContext) -> list[FieldError]:
+    """One target mode; links of the right shape; every permission one of ``targetKind``'s."""
+    errors = _target_errors(item, ctx.org)
+    for index, binding in enumerate(item.get("bindings", [])):
+        errors += _binding_errors(binding, f"bindings[{index}]", item["targetKind"], ctx.org)
+    return errors
+
+
+def policy_references(item: Item, org: str) -> list[Reference]:
+    """Target links (of ``targetKind``, need not exist) and every binding's principal links."""
+    refs = [
+        Reference(f"targetLinks[{i}]", link, frozenset({item["targetKind"]}), must_exist=False)
+        for i, link in enumerate(item.get("targetLinks", []))
+    ]
+    for b, binding in enumerate(item.get("bindings", [])):
+        refs += [
+            Reference(
+                f"bindings[{b}].principalLinks[{i}]",
+                link,
+                PRINCIPAL_KINDS,
+                must_exist=link_kind(link, org) in PRINCIPALS_THAT_MUST_EXIST,
+            )
+            for i, link in enumerate(binding["principalLinks"])
+        ]
+    return refs
+
+
+POLICY = KindSpec(
+    name="policy",
+    scope="org",
+    title="Policy",
+    top_level_model=PolicyFields,
+    server_fields=frozenset({"origin"}),
+    prepare=prepare_policy,
+    validate=validate_policy,
+    references=policy_references,
+    **permission_fields("policy"),
+    query_properties=("id", "name", "version", "description", "created", "lastModified", "origin", "targetKind"),
+)

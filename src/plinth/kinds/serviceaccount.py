@@ -1,0 +1,60 @@
+"""The ``serviceaccount`` kind (api.md §2.6): a non-human principal that calls the API with keys.
+
+Beyond the envelope a service account has two server-owned top-level fields:
+
+- ``keys``: the metadata of its keys, ``[{name, created, description}]``, in the order they
+  were added. The secret ``key`` is returned once, by ``POST .../-addKey``, and never stored
+  here or returned by a GET. A new service account has ``keys: []``. A client revokes keys
+  with PATCH ``{"$drop/keys": ["<keyName>", ...]}``: ``droppable_server_lists`` lets that one
+  directive through; any other client value for ``keys`` is ignored.
+- ``origin``: ``default`` for service accounts clients create; ``builtin`` for the ones the
+  server creates for itself. A built-in service account cannot be modified or deleted (the
+  engine enforces that; the official platform's is ``controlplane``). Clients never set
+  ``origin``: it is dropped from every body, set to ``default`` on create and carried over
+  on update.
+
+``AddKeyRequest`` is the body of ``-addKey``: ``{description}``, required, at most 250
+characters (api.md §2.6), with no leading or trailing whitespace (the common description rule).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field, field_validator
+
+from plinth.kinds._spec_model import SpecModel
+from plinth.kinds.base import Item, KindContext, KindSpec
+from plinth.kinds.permissions import permission_fields
+from plinth.meta import DESCRIPTION_MAX
+
+
+class AddKeyRequest(SpecModel):
+    """The body of ``POST /org/{org}/serviceaccount/{name}/-addKey``."""
+
+    description: Annotated[str, Field(min_length=1, max_length=DESCRIPTION_MAX)]
+
+    @field_validator("description")
+    @classmethod
+    def _trimmed(cls, value: str) -> str:
+        if value != value.strip():
+            raise ValueError("must not start or end with whitespace")
+        return value
+
+
+def prepare_serviceaccount(item: Item, old: Item | None, ctx: KindContext) -> None:
+    """A new service account gets ``origin: default`` and no keys; an update keeps both."""
+    item.setdefault("origin", "default")
+    item.setdefault("keys", [])
+
+
+SERVICEACCOUNT = KindSpec(
+    name="serviceaccount",
+    scope="org",
+    title="ServiceAccount",
+    server_fields=frozenset({"keys", "origin"}),
+    droppable_server_lists=frozenset({"keys"}),
+    prepare=prepare_serviceaccount,
+    **permission_fields("serviceaccount"),
+    query_properties=("id", "name", "version", "description", "created", "lastModified", "origin"),
+)

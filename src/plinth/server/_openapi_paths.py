@@ -1,0 +1,287 @@
+"""``paths`` of the OpenAPI document: every route ``server/routes.py`` serves, for every kind.
+
+Path shapes follow ``engine/requestinfo.py``; which methods exist follows the kind's
+``verbs`` exactly as the router and engine check them:
+
+- ``list``: GET on the collection (and, for GVC-scoped kinds, the org-wide listing
+  ``/org/{org}/{kind}``) and the ``-query`` endpoints (POST a query, GET to continue one);
+- ``create``: POST on the collection; ``replace``: PUT on the collection and on the item;
+  ``get``, ``patch``, ``delete``: GET, PATCH, DELETE on the item;
+- ``-eventlog`` on every item, whatever the verbs (the router does not check them).
+
+Responses name the real statuses: 201 with ``Location`` for a POST create and a PUT that
+created, 200 for updates and for every ``dryRun`` write, 202 with no body for DELETE; every
+response carries ``x-request-id``; errors share the ``Error`` body.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from plinth.kinds.base import KindSpec
+from plinth.server._openapi_schemas import COMMON_NAME, name_schema, ref, schema_prefix
+
+Schema = dict[str, Any]
+Operation = dict[str, Any]
+PathItem = dict[str, Any]
+
+#: Errors every authenticated operation may answer.
+COMMON_ERRORS = (401, 403, 404, 429, 500, 503)
+PAGED_ERRORS = (400, *COMMON_ERRORS)
+BODY_ERRORS = (400, 413, 415, *COMMON_ERRORS)
+WRITE_ERRORS = (400, 409, 413, 415, *COMMON_ERRORS)
+DELETE_ERRORS = (409, *COMMON_ERRORS)
+
+
+def _param(name: str) -> Schema:
+    return {"$ref": f"#/components/parameters/{name}"}
+
+
+def parameters() -> dict[str, Schema]:
+    """The shared query parameters (``engine/paging.py``, ``server/routes.py``)."""
+    return {
+        "Limit": {
+            "name": "limit",
+            "in": "query",
+            "description": "Page size.",
+            "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100},
+        },
+        "Cursor": {
+            "name": "cursor",
+            "in": "query",
+            "description": "Opaque continuation token, from the href of a 'next' link.",
+            "schema": {"type": "string"},
+        },
+        "QueryCursor": {
+            "name": "cursor",
+            "in": "query",
+            "required": True,
+            "description": "The token of a query result's 'next' link; it carries the query itself.",
+            "schema": {"type": "string"},
+        },
+        "DryRun": {
+            "name": "dryRun",
+            "in": "query",
+            "description": "Validate and answer with the resulting item (200) without saving it.",
+            "schema": {"type": "boolean"},
+        },
+    }
+
+
+def headers() -> dict[str, Schema]:
+    return {
+        "XRequestId": {
+            "description": "The request id (a client-sent x-request-id of 1-64 letters, digits and '-', or a new one).",
+            "schema": {"type": "string"},
+        },
+        "Location": {"description": "The link of the created item.", "schema": {"type": "string"}},
+    }
+
+
+def _reply(description: str, schema: str | None = None, location: bool = False) -> Schema:
+    out: Schema = {"description": description, "headers": {"x-request-id": {"$ref": "#/components/headers/XRequestId"}}}
+    if location:
+        out["headers"]["Location"] = {"$ref": "#/components/headers/Location"}
+    if schema is not None:
+        out["content"] = {"application/json": {"schema": ref(schema)}}
+    return out
+
+
+def error_responses(codes: dict[int, list[str]]) -> dict[str, Schema]:
+    """``Error{status}`` for every status the error vocabulary has, its codes narrowed."""
+    out: dict[str, Schema] = {}
+    for status, names in sorted(codes.items()):
+        narrowed = {"allOf": [ref("Error"), {"properties": {"status": {"const": status}, "code": {"enum": names}}}]}
+        reply = _reply(f"Error ({', '.join(names)})")
+        reply["content"] = {"application/json": {"schema": narrowed}}
+        out[f"Error{status}"] = reply
+    return out
+
+
+def plural(word: str) -> str:
+    if word.endswith("y") and word[-2:-1] not in tuple("aeiou"):
+        return word[:-1] + "ies"
+    return word + ("es" if word.endswith(("s", "x", "ch", "sh")) else "s")
+
+
+class KindPaths:
+    """The path items of one kind; ``statuses`` are the error statuses that exist."""
+
+    def __init__(self, kind: KindSpec, statuses: frozenset[int]) -> None:
+        self.kind = kind
+        self.statuses = statuses
+        self.prefix = schema_prefix(kind)
+        self.cap = kind.name.capitalize()
+
+    def _op(
+        self,
+        op_id: str,
+        summary: str,
+        ok: dict[str, Schema],
+        errors: tuple[int, ...],
+        params: tuple[str, ...] = (),
+        body: str | None = None,
+    ) -> Operation:
+        op: Operation = {"operationId": op_id, "summary": summary, "tags": [self.kind.title]}
+        op["x-plinth-kind"] = self.kind.name
+        if params:
+            op["parameters"] = [_param(p) for p in params]
+        if body is not None:
+            op["requestBody"] = {"required": True, "content": {"application/json": {"schema": ref(body)}}}
+        failures = {str(s): {"$ref": f"#/components/responses/Error{s}"} for s in errors if s in self.statuses}
+        op["responses"] = {**ok, **failures}
+        return op
+
+    def _path_params(self, *names: str, item: bool = False) -> list[Schema]:
+        out = [{"name": n, "in": "path", "required": True, "schema": _segment()} for n in names]
+        if item:
+            out.append({"name": "name", "in": "path", "required": True, "schema": name_schema(self.kind)})
+        return out
+
+    def _collection(self, params: list[Schema], in_org: bool = False) -> PathItem:
+        k, p, verbs = self.kind, self.prefix, self.kind.verbs
+        path: PathItem = {"parameters": params}
+        if "list" in verbs:
+            suffix = "InOrg" if in_org else ""
+            where = " across every GVC of the org" if in_org else ""
+            path["get"] = self._op(
+                f"list{plural(self.cap)}{suffix}",
+                f"List {plural(k.title)}{where}",
+                {"200": _reply("A page of items", f"{p}List")},
+                PAGED_ERRORS,
+                ("Limit", "Cursor"),
+            )
+        if in_org:
+            return path
+        written = _reply(f"The {k.title} (dryRun)", p)
+        created = _reply(f"Created; Location links to the new {k.title}", p, location=True)
+        if "create" in verbs:
+            path["post"] = self._op(
+                f"create{self.cap}",
+                f"Create a {k.title}",
+                {"200": written, "201": created},
+                WRITE_ERRORS,
+                ("DryRun",),
+                f"{p}Create",
+            )
+            if k.scope == "root":
+                path["post"]["description"] = "Needs the server-admin right (the bootstrap key); 403 otherwise."
+        if "replace" in verbs:
+            updated = _reply(f"Updated, unchanged, or dryRun: the {k.title}", p)
+            path["put"] = self._op(
+                f"apply{self.cap}",
+                f"Create or replace a {k.title} named in the body (apply)",
+                {"200": updated, "201": created},
+                WRITE_ERRORS,
+                ("DryRun",),
+                f"{p}Create",
+            )
+        return path
+
+    def _item(self, params: list[Schema]) -> PathItem:
+        k, p, verbs = self.kind, self.prefix, self.kind.verbs
+        path: PathItem = {"parameters": params}
+        item = _reply(f"The {k.title}", p)
+        if "get" in verbs:
+            path["get"] = self._op(f"get{self.cap}", f"Get a {k.title}", {"200": item}, COMMON_ERRORS)
+        if "replace" in verbs:
+            created = _reply(f"Created; Location links to the new {k.title}", p, location=True)
+            path["put"] = self._op(
+                f"replace{self.cap}",
+                f"Create or replace a {k.title}",
+                {"200": item, "201": created},
+                WRITE_ERRORS,
+                ("DryRun",),
+                f"{p}Replace",
+            )
+        if "patch" in verbs:
+            path["patch"] = self._op(
+                f"patch{self.cap}",
+                f"Update a {k.title} (deep merge)",
+                {"200": item},
+                WRITE_ERRORS,
+                ("DryRun",),
+                f"{p}Patch",
+            )
+        if "delete" in verbs:
+            path["delete"] = self._op(
+                f"delete{self.cap}", f"Delete a {k.title}", {"202": _reply("Deleted (no body)")}, DELETE_ERRORS
+            )
+        return path
+
+    def _query(self, params: list[Schema], suffix: str = "") -> PathItem:
+        k, p = self.kind, self.prefix
+        result = {"200": _reply("A page of matching items", f"{p}QueryResult")}
+        post = self._op(
+            f"query{self.cap}{suffix}", f"Query {plural(k.title)}", result, BODY_ERRORS, ("Limit",), f"{p}Query"
+        )
+        get = self._op(
+            f"continueQuery{self.cap}{suffix}",
+            f"The next page of a {k.title} query",
+            result,
+            PAGED_ERRORS,
+            ("Limit", "QueryCursor"),
+        )
+        return {"parameters": params, "post": post, "get": get}
+
+    def _eventlog(self, params: list[Schema]) -> PathItem:
+        ok = {"200": _reply("A page of events, oldest first", "EventList")}
+        op = self._op(f"get{self.cap}Eventlog", f"The event log of a {self.kind.title}", ok, PAGED_ERRORS)
+        op["parameters"] = [_param("Limit"), _param("Cursor")]
+        return {"parameters": params, "get": op}
+
+    def paths(self) -> dict[str, PathItem]:
+        k = self.kind
+        out: dict[str, PathItem] = {}
+        if k.scope == "root":
+            out["/org"] = self._collection([])
+            out["/org/{org}"] = self._item([_org_as_name(k)])
+            out["/org/{org}/-eventlog"] = self._eventlog([_org_as_name(k)])
+        elif k.scope == "org":
+            base = f"/org/{{org}}/{k.name}"
+            out[base] = self._collection(self._path_params("org"))
+            out[base + "/{name}"] = self._item(self._path_params("org", item=True))
+            out[base + "/{name}/-eventlog"] = self._eventlog(self._path_params("org", item=True))
+            if "list" in k.verbs:
+                out[base + "/-query"] = self._query(self._path_params("org"))
+        else:
+            base = f"/org/{{org}}/gvc/{{gvc}}/{k.name}"
+            out[base] = self._collection(self._path_params("org", "gvc"))
+            out[base + "/{name}"] = self._item(self._path_params("org", "gvc", item=True))
+            out[base + "/{name}/-eventlog"] = self._eventlog(self._path_params("org", "gvc", item=True))
+            if "list" in k.verbs:
+                out[f"/org/{{org}}/{k.name}"] = self._collection(self._path_params("org"), in_org=True)
+                out[f"/org/{{org}}/{k.name}/-query"] = self._query(self._path_params("org"))
+                out[base + "/-query"] = self._query(self._path_params("org", "gvc"), "InGvc")
+        return {path: item for path, item in out.items() if set(item) - {"parameters"}}
+
+
+def _segment() -> Schema:
+    """An org or GVC name in a path (the common name rule)."""
+    return dict(COMMON_NAME)
+
+
+def _org_as_name(kind: KindSpec) -> Schema:
+    return {"name": "org", "in": "path", "required": True, "schema": name_schema(kind)}
+
+
+def system_paths() -> dict[str, PathItem]:
+    """The open paths (``server/system.py``): no credentials needed."""
+
+    def get(op_id: str, summary: str, ok: dict[str, Schema]) -> PathItem:
+        op = {"operationId": op_id, "summary": summary, "tags": ["system"], "security": []}
+        return {"get": {**op, "responses": {**ok, "500": {"$ref": "#/components/responses/Error500"}}}}
+
+    openapi = _reply("This document")
+    openapi["content"] = {"application/json": {"schema": {"type": "object"}}}
+    return {
+        "/discovery": get("getDiscovery", "Service endpoints", {"200": _reply("Endpoints", "Discovery")}),
+        "/about": get("getAbout", "Server name, version and store", {"200": _reply("About", "About")}),
+        "/healthz": get("getHealth", "Liveness", {"200": _reply("Alive", "Health")}),
+        "/readyz": get(
+            "getReadiness",
+            "Readiness: the store answers",
+            {"200": _reply("Ready", "Readiness"), "503": _reply("Not ready", "Readiness")},
+        ),
+        "/openapi.json": get("getOpenApi", "This OpenAPI document", {"200": openapi}),
+    }

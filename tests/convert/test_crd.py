@@ -1,0 +1,81 @@
+"""``to_crd``: each object is accepted by the operator's CRD schema (../shared/reference/crds)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from plinth.convert import to_crd
+from tests.cli import golden_docs as d
+from tests.support.paths import CRDS
+
+SCHEMA_FILES = {
+    "domain": "Domain.yaml",
+    "volumeset": "VolumeSet.yaml",
+    "gvc": "Gvc.yaml",
+    "org": "Org.yaml",
+    "group": "Group.yaml",
+    "policy": "Policy.yaml",
+    "serviceaccount": "ServiceAccount.yaml",
+    "secret": "Secret.yaml",
+    "user": "User.yaml",
+}
+
+
+def schema_for(kind: str) -> dict[str, Any]:
+    path = CRDS / SCHEMA_FILES[kind]
+    if not path.exists():
+        pytest.skip(f"the operator's CRD for {kind} is not at {path}")
+    crd = yaml.safe_load(path.read_text())
+    assert crd["spec"]["names"]["kind"] == kind
+    return crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+
+
+ITEMS = [
+    d.DOMAIN,
+    d.DOMAIN_3,
+    d.VOLUMESET,
+    d.GVC_PROD,
+    d.GVC_DEV,
+    d.ORG_ITEM,
+    d.SERVICEACCOUNT,
+    *d.POLICIES["items"],
+    *d.GROUPS["items"],
+    *d.SECRETS["items"],
+    *d.USERS["items"],
+]
+
+
+@pytest.mark.parametrize("item", ITEMS, ids=[f"{i['kind']}-{i['name']}" for i in ITEMS])
+def test_each_item_validates_against_its_crd_schema(item: dict[str, Any]) -> None:
+    crd = to_crd(item, "acme")
+    jsonschema.validate(crd, schema_for(item["kind"]))
+    assert (crd["apiVersion"], crd["kind"], crd["org"]) == ("cpln.io/v1", item["kind"], "acme")
+    for dropped in ("id", "version", "created", "lastModified", "links", "status"):
+        assert dropped not in crd
+
+
+def test_gvc_scoped_items_carry_the_gvc_and_live_in_its_namespace() -> None:
+    crd = to_crd(d.VOLUMESET, "acme")
+    assert (crd["gvc"], crd["metadata"]) == ("prod", {"name": "data", "namespace": "prod"})
+    assert crd["spec"]["initialCapacity"] == 10
+
+
+def test_names_kubernetes_refuses_are_replaced_and_annotated() -> None:
+    user = d.USERS["items"][0]
+    crd = to_crd(user, "acme")
+    assert crd["metadata"]["name"] == "ada-lovelace"
+    assert crd["metadata"]["annotations"] == {"cpln.io/name-replacement": "Ada Lovelace"}
+    assert crd["email"] == "ada@example.com"
+
+
+def test_tags_become_strings_and_a_list_becomes_a_list_of_objects() -> None:
+    converted = to_crd(d.listing("domain", [d.DOMAIN, d.DOMAIN_2]), "acme")
+    assert converted["kind"] == "list"
+    assert [c["metadata"]["name"] for c in converted["items"]] == ["api.example.com", "example.com"]
+    tags = converted["items"][0]["tags"]
+    assert tags["tier"] == "1" and tags["public"] == "true" and tags["nested"] == '{"a": [1, 2]}'
+    assert "owner" not in tags

@@ -1,0 +1,92 @@
+"""``to_terraform``: valid HCL (parsed back with python-hcl2) in the provider's layout (api.md §7)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import hcl2
+import pytest
+
+from plinth.convert import to_terraform
+from tests.cli import golden_docs as d
+
+
+def unquote(value: Any) -> Any:
+    """python-hcl2 keeps the quotes of strings and keys; strip them for comparisons."""
+    if isinstance(value, str) and len(value) >= 2 and value[0] == value[-1] == '"':
+        return value[1:-1]
+    if isinstance(value, dict):
+        return {unquote(k): unquote(v) for k, v in value.items() if k != "__is_block__"}
+    if isinstance(value, list):
+        return [unquote(v) for v in value]
+    return value
+
+
+def resources(text: str) -> dict[tuple[str, str], dict[str, Any]]:
+    parsed = unquote(hcl2.loads(text))
+    found = {}
+    for entry in parsed["resource"]:
+        for kind, by_label in entry.items():
+            for name, body in by_label.items():
+                found[(kind, name)] = body
+    return found
+
+
+def test_domain_has_spec_and_ports_blocks_with_snake_case_attributes() -> None:
+    found = resources(to_terraform(d.DOMAIN))
+    body = found[("cpln_domain", "api_example_com")]
+    assert body["name"] == "api.example.com"
+    assert body["tags"]["cpln/managed"] == "true"
+    assert body["tags"]["tier"] == "1"  # the provider's tags are strings
+    assert "owner" not in body["tags"]  # a null tag is no tag
+    spec = body["spec"][0]
+    assert spec["dns_mode"] == "cname"
+    assert spec["accept_all_hosts"] is False
+    port = spec["ports"][0]
+    assert (port["number"], port["protocol"]) == (443, "http2")
+    assert port["route"][0] == {"prefix": "/", "workload_link": "/org/acme/gvc/prod/workload/api"}
+    for server_owned in ("id", "cpln_id", "version", "status", "links", "created"):
+        assert server_owned not in body
+
+
+def test_domain_without_ports_still_gets_an_empty_ports_block() -> None:
+    item = {**d.DOMAIN_3, "spec": {"dnsMode": "cname"}}
+    spec = resources(to_terraform(item))[("cpln_domain", "empty_example_com")]["spec"][0]
+    assert spec["ports"] == [{}]
+
+
+def test_volume_set_gvc_capacity_and_nested_blocks() -> None:
+    item = {
+        **d.VOLUMESET,
+        "spec": {
+            **d.VOLUMESET["spec"],
+            "customEncryption": {"regions": {"aws-us-west-2": {"keyId": "arn:aws:kms:k"}}},
+            "autoscaling": {"maxCapacity": 100, "predictive": {"enabled": True, "lookbackHours": 24}},
+        },
+    }
+    body = resources(to_terraform(item))[("cpln_volume_set", "data")]
+    assert (body["gvc"], body["initial_capacity"], body["file_system_type"]) == ("prod", 10, "ext4")
+    assert body["snapshots"][0] == {"create_final_snapshot": True, "retention_duration": "7d"}
+    assert body["autoscaling"][0]["predictive"][0] == {"enabled": True, "lookback_hours": 24}
+    assert body["custom_encryption"][0]["regions"] == {"aws-us-west-2": {"key_id": "arn:aws:kms:k"}}
+
+
+def test_gvc_locations_are_names_and_org_settings_are_blocks() -> None:
+    found = resources(to_terraform(d.listing("gvc", [d.GVC_PROD, d.GVC_DEV])))
+    assert found[("cpln_gvc", "prod")]["locations"] == ["aws-us-west-2", "gcp-us-east1"]
+    assert found[("cpln_gvc", "dev")]["locations"] == []
+    org = resources(to_terraform(d.ORG_ITEM))[("cpln_org", "acme")]
+    assert org["session_timeout_seconds"] == 900
+    assert org["auth_config"][0] == {"domain_auto_members": [], "saml_only": False}
+
+
+def test_template_markers_and_quotes_survive_a_round_trip() -> None:
+    item = {**d.DOMAIN_3, "description": 'uses ${var} and %{if} and "quotes"'}
+    body = resources(to_terraform(item))[("cpln_domain", "empty_example_com")]
+    assert body["description"] in ('uses $${var} and %%{if} and \\"quotes\\"', 'uses ${var} and %{if} and "quotes"')
+    assert "$${var}" in to_terraform(item)
+
+
+def test_unknown_kind_is_refused() -> None:
+    with pytest.raises(ValueError, match="gadget"):
+        to_terraform(d.UNKNOWN_KIND)

@@ -1,0 +1,220 @@
+"""The storage conformance suite: every backend must pass every ``run_*`` check here.
+
+In the manner of kubernetes' ``pkg/storage/testing/store_tests.go``: each check takes an open
+:class:`~plinth.storage.base.Storage`, works in an org of its own, and asserts the contract
+of ``base.py``. ``test_sqlite.py`` and ``test_postgres.py`` run every entry of :data:`CHECKS`.
+
+Covered here: create/get, create of an existing key, compare-and-swap updates and deletes,
+all-or-nothing batches (records, refs, events, meta), refs and referrers, events, meta,
+ping. ``conformance_query.py`` covers keyset paging and every query op;
+``property_query.py`` compares random filters and sorts with ``evaluate.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from plinth.storage.base import Delete, Key, Operation, Put, SetMeta, Storage
+from tests.storage import conformance_query
+from tests.storage.records import (
+    assert_same,
+    create,
+    expect_error,
+    make_event,
+    make_record,
+    names,
+    new_org,
+    next_version,
+    whats,
+)
+
+
+async def run_create_and_get(store: Storage) -> None:
+    org = new_org()
+    record = make_record(org, "alpha", {"spec": {"text": "é ü 你好", "n": 1.5, "list": [1, None, True]}})
+    await create(store, [record])
+    assert_same(await store.get(record.key), record)
+    for elsewhere in (
+        Key(new_org(), record.key.kind, "", "alpha"),
+        Key(org, "other", "", "alpha"),
+        Key(org, record.key.kind, "gvc1", "alpha"),
+        Key(org, record.key.kind, "", "beta"),
+    ):
+        assert await store.get(elsewhere) is None
+
+
+async def run_create_of_existing_key_fails_and_changes_nothing(store: Storage) -> None:
+    org = new_org()
+    original = make_record(org, "alpha", {"spec": {"v": 1}})
+    await store.commit([Put(original, None, refs=("/org/x/user/a",)), make_event(original.key, "created")])
+    again = make_record(org, "alpha", {"spec": {"v": 2}})
+    retry = [Put(again, None, refs=("/org/x/user/b",)), make_event(again.key, "again")]
+    await expect_error("exists", store.commit(retry))
+    assert_same(await store.get(original.key), original)
+    assert names(await store.referrers(org, "/org/x/user/a", [original.key.kind])) == ["alpha"]
+    assert await store.referrers(org, "/org/x/user/b", [original.key.kind]) == []
+    assert whats(await store.events(original.key, 0, 10)) == ["created"]
+
+
+async def run_update_is_compare_and_swap(store: Storage) -> None:
+    org = new_org()
+    v1 = make_record(org, "alpha", {"spec": {"v": 1}})
+    await create(store, [v1])
+    v2 = next_version(v1, {"spec": {"v": 2}})
+    await store.commit([Put(v2, expected_version=1)])
+    assert_same(await store.get(v1.key), v2)
+
+    stale = next_version(v1, {"spec": {"v": "stale"}})
+    error = await expect_error("conflict", store.commit([Put(stale, expected_version=1)]))
+    assert error.key == v1.key
+    assert_same(await store.get(v1.key), v2)
+
+    missing = next_version(make_record(org, "ghost"))
+    await expect_error("not_found", store.commit([Put(missing, expected_version=1)]))
+    assert await store.get(missing.key) is None
+
+
+async def run_delete_checks_the_version(store: Storage) -> None:
+    org = new_org()
+    v1 = make_record(org, "alpha")
+    v2 = next_version(v1)
+    await create(store, [v1])
+    await store.commit([Put(v2, expected_version=1)])
+    await expect_error("conflict", store.commit([Delete(v1.key, expected_version=1)]))
+    assert_same(await store.get(v1.key), v2)
+    await store.commit([Delete(v1.key, expected_version=2)])
+    assert await store.get(v1.key) is None
+    await expect_error("not_found", store.commit([Delete(v1.key, expected_version=2)]))
+
+
+async def run_failed_batch_leaves_nothing(store: Storage) -> None:
+    org = new_org()
+    taken = make_record(org, "taken", {"spec": {"v": 1}})
+    await create(store, [taken])
+    newcomer = make_record(org, "newcomer")
+    earlier: list[Operation] = [
+        Put(newcomer, None, refs=("/org/x/gvc/g",)),
+        make_event(newcomer.key, "created"),
+        Put(next_version(taken, {"spec": {"v": 2}}), expected_version=1),
+        SetMeta("batch-marker", org),
+    ]
+    failing_last_ops: list[tuple[str, Operation]] = [
+        ("exists", Put(make_record(org, "taken"), None)),
+        ("conflict", Put(next_version(taken), expected_version=7)),
+        ("not_found", Delete(Key(org, taken.key.kind, "", "ghost"), expected_version=1)),
+    ]
+    for code, last in failing_last_ops:
+        await expect_error(code, store.commit([*earlier, last]))
+        assert await store.get(newcomer.key) is None
+        assert await store.referrers(org, "/org/x/gvc/g", [newcomer.key.kind]) == []
+        assert await store.events(newcomer.key, 0, 10) == []
+        assert await store.get_meta("batch-marker") != org
+        assert_same(await store.get(taken.key), taken)
+
+
+async def run_refs_follow_the_record(store: Storage) -> None:
+    org = new_org()
+    v1 = make_record(org, "alpha")
+    await store.commit([Put(v1, None, refs=("/a", "/b", "/a"))])
+    assert names(await store.referrers(org, "/a", [v1.key.kind])) == ["alpha"]
+    v2 = next_version(v1)
+    await store.commit([Put(v2, expected_version=1, refs=("/b", "/c"))])
+    assert await store.referrers(org, "/a", [v1.key.kind]) == []
+    for href in ("/b", "/c"):
+        [found] = await store.referrers(org, href, [v1.key.kind])
+        assert_same(found, v2)
+    await store.commit([Delete(v1.key, expected_version=2)])
+    for href in ("/a", "/b", "/c"):
+        assert await store.referrers(org, href, [v1.key.kind]) == []
+    # A record recreated under the same name starts without the old links.
+    await create(store, [make_record(org, "alpha")])
+    assert await store.referrers(org, "/b", [v1.key.kind]) == []
+
+
+async def run_referrers_by_kind(store: Storage) -> None:
+    org = new_org()
+    target = f"/org/{org}/user/u"
+    pointing = [
+        make_record(org, "p2", kind="policy"),
+        make_record(org, "p1", kind="policy"),
+        make_record(org, "g1", kind="group"),
+        make_record(org, "w1", kind="workload", parent="gvc1"),
+    ]
+    unrelated = make_record(org, "p3", kind="policy")
+    other_org = make_record(new_org(), "p1", kind="policy")
+    await store.commit(
+        [Put(r, None, refs=(target, "/elsewhere")) for r in pointing]
+        + [Put(unrelated, None, refs=("/elsewhere",)), Put(other_org, None, refs=(target,))]
+    )
+    found = await store.referrers(org, target, ["policy", "group"])
+    assert [(r.key.kind, r.key.name) for r in found] == [("group", "g1"), ("policy", "p1"), ("policy", "p2")]
+    assert_same(found[0], pointing[2])
+    assert [r.key for r in await store.referrers(org, target, ["workload"])] == [pointing[3].key]
+    assert await store.referrers(org, target, []) == []
+    assert await store.referrers(org, target, ["gvc"]) == []
+
+
+async def run_events_in_order_after_a_seq(store: Storage) -> None:
+    org = new_org()
+    record = make_record(org, "alpha")
+    neighbour = make_record(org, "beta")
+    await store.commit(
+        [Put(record, None), make_event(record.key, "e0"), Put(neighbour, None), make_event(neighbour.key, "n0")]
+    )
+    await store.commit([make_event(record.key, "e1"), make_event(record.key, "e2")])
+    for i in range(3, 6):
+        await store.commit([make_event(record.key, f"e{i}"), make_event(neighbour.key, f"n{i}")])
+    events = await store.events(record.key, 0, 100)
+    assert whats(events) == [f"e{i}" for i in range(6)]
+    seqs = [e.seq for e in events]
+    assert seqs == sorted(set(seqs))
+    page = await store.events(record.key, seqs[1], 2)
+    assert whats(page) == ["e2", "e3"]
+    assert await store.events(record.key, seqs[-1], 10) == []
+
+
+async def run_events_outlive_the_record_and_continue(store: Storage) -> None:
+    org = new_org()
+    first = make_record(org, "alpha")
+    await store.commit([Put(first, None), make_event(first.key, "created")])
+    await store.commit([Delete(first.key, expected_version=1), make_event(first.key, "deleted")])
+    assert whats(await store.events(first.key, 0, 10)) == ["created", "deleted"]
+    second = make_record(org, "alpha")
+    await store.commit([Put(second, None), make_event(second.key, "recreated")])
+    events = await store.events(second.key, 0, 10)
+    assert whats(events) == ["created", "deleted", "recreated"]
+    assert events[2].seq > events[1].seq
+
+
+async def run_meta_set_and_only_if_absent(store: Storage) -> None:
+    name = f"setting-{new_org()}"
+    assert await store.get_meta(name) is None
+    await store.commit([SetMeta(name, "first", only_if_absent=True)])
+    assert await store.get_meta(name) == "first"
+    await store.commit([SetMeta(name, "second", only_if_absent=True)])
+    assert await store.get_meta(name) == "first"
+    await store.commit([SetMeta(name, "third")])
+    assert await store.get_meta(name) == "third"
+
+
+async def run_ping_answers(store: Storage) -> None:
+    # The store is reachable, so ping returns rather than raising "unavailable".
+    assert await store.ping() is None
+
+
+Check = Callable[[Storage], Awaitable[None]]
+
+CHECKS: list[Check] = [
+    run_create_and_get,
+    run_create_of_existing_key_fails_and_changes_nothing,
+    run_update_is_compare_and_swap,
+    run_delete_checks_the_version,
+    run_failed_batch_leaves_nothing,
+    run_refs_follow_the_record,
+    run_referrers_by_kind,
+    run_events_in_order_after_a_seq,
+    run_events_outlive_the_record_and_continue,
+    run_meta_set_and_only_if_absent,
+    run_ping_answers,
+    *conformance_query.CHECKS,
+]

@@ -1,0 +1,41 @@
+"""The SQLite backend against the shared storage conformance suite."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from plinth.storage import open_storage
+from plinth.storage.base import Storage
+from plinth.storage.sqlite import SqliteStorage
+from tests.aio import RunAsync
+from tests.storage import conformance
+from tests.storage.property_query import run_filters_agree_with_evaluator
+
+
+@pytest.fixture
+def store(tmp_path: Path, run_async: RunAsync) -> Iterator[SqliteStorage]:
+    opened = run_async(SqliteStorage.open(tmp_path / "plinth.db"))
+    yield opened
+    run_async(opened.close())
+
+
+@pytest.mark.parametrize("check", conformance.CHECKS, ids=lambda check: check.__name__)
+def test_conformance(store: Storage, run_async: RunAsync, check: Callable[[Storage], Awaitable[None]]) -> None:
+    run_async(check(store))
+
+
+def test_filters_agree_with_evaluator(store: Storage, run_async: RunAsync) -> None:
+    run_filters_agree_with_evaluator(store, run_async)
+
+
+def test_open_storage_defaults_to_sqlite_in_the_data_dir(tmp_path: Path, run_async: RunAsync) -> None:
+    opened = run_async(open_storage(None, tmp_path))
+    try:
+        assert isinstance(opened, SqliteStorage)
+        assert opened.path == tmp_path / "plinth.db"
+        assert opened.path.exists()
+    finally:
+        run_async(opened.close())
