@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import httpx
@@ -34,10 +35,20 @@ def record(api: httpx.Client, path: str) -> Recorded:
     return Recorded(reply.status_code, headers, reply.content)
 
 
-def page_url(api: httpx.Client, first: str, page: int) -> str:
-    """The URL of list page ``page`` (1-based), reached by following ``next`` links from ``first``."""
+class WalkTooSlow(Exception):
+    """Following ``next`` links to the wanted page took longer than allowed."""
+
+
+def page_url(api: httpx.Client, first: str, page: int, deadline_s: float) -> str:
+    """The URL of list page ``page`` (1-based), reached by following ``next`` links from ``first``.
+
+    Raises :class:`WalkTooSlow` after ``deadline_s``: a server whose pages get slower with
+    depth must not stretch the run without bound."""
     url = first
+    began = time.monotonic()
     for seen in range(1, page):
+        if time.monotonic() - began > deadline_s:
+            raise WalkTooSlow(f"reached only page {seen} of {page} in {deadline_s:.0f} s")
         reply = api.get(url)
         if reply.status_code != 200:
             raise RuntimeError(f"GET {url} answered {reply.status_code}: {reply.text[:500]}")

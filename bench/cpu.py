@@ -23,18 +23,24 @@ def _busy_ticks() -> int:
     return user + nice + system + steal
 
 
-def _group_ticks(pgid: int) -> int:
-    """utime + stime of every live process in process group ``pgid`` (a server and its workers)."""
+def _our_ticks(pgid: int, database: str | None) -> int:
+    """utime + stime of the server: every live process in process group ``pgid`` (a uvicorn
+    supervisor and its workers) and, on PostgreSQL, the backends serving ``database``."""
     total = 0
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             stat = Path(f"/proc/{entry}/stat").read_text()
+            fields = stat[stat.rfind(")") + 2 :].split()
+            ours = int(fields[2]) == pgid
+            if not ours and database and "(postgres)" in stat:
+                # A backend's title: "postgres: <user> <database> <client> <state>".
+                title = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                ours = f" {database} " in title
         except OSError:
             continue
-        fields = stat[stat.rfind(")") + 2 :].split()
-        if int(fields[2]) == pgid:
+        if ours:
             total += int(fields[11]) + int(fields[12])
     return total
 
@@ -53,14 +59,13 @@ class Snapshot:
     own_s: float
 
 
-def snapshot(server_pgid: int) -> Snapshot:
-    return Snapshot(
-        time.monotonic(), _busy_ticks(), _group_ticks(server_pgid), _children_seconds(), time.process_time()
-    )
+def snapshot(server_pgid: int, database: str | None = None) -> Snapshot:
+    server = _our_ticks(server_pgid, database)
+    return Snapshot(time.monotonic(), _busy_ticks(), server, _children_seconds(), time.process_time())
 
 
 def other_cores(before: Snapshot, after: Snapshot) -> float:
-    """Cores used by anything but the server's process group, the bench's reaped children
+    """Cores used by anything but the server (with its PostgreSQL backends), the bench's reaped children
     (wrk, waited for between the snapshots) and the bench itself."""
     elapsed = after.at - before.at
     if elapsed <= 0:
@@ -82,12 +87,12 @@ class Settle:
     probe_s: float = 1.0
     waited_s: float = 0.0
 
-    def wait(self, server_pgid: int) -> float:
+    def wait(self, server_pgid: int, database: str | None = None) -> float:
         """Probe until the other load is under the threshold or the budget is spent; the last load."""
         while True:
-            before = snapshot(server_pgid)
+            before = snapshot(server_pgid, database)
             time.sleep(self.probe_s)
-            load = other_cores(before, snapshot(server_pgid))
+            load = other_cores(before, snapshot(server_pgid, database))
             if load < self.threshold_cores or self.waited_s >= self.budget_s:
                 return load
             self.waited_s += self.probe_s

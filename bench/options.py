@@ -31,6 +31,7 @@ class Options:
     results_dir: Path
     quick: bool
     settle_budget_s: float
+    walk_deadline_s: float
 
 
 def parse(argv: list[str]) -> Options:
@@ -63,8 +64,14 @@ def parse(argv: list[str]) -> Options:
     p.add_argument(
         "--settle-budget",
         type=float,
-        default=120.0,
-        help="seconds the whole run may wait for other processes to go quiet before figures (default 120)",
+        default=90.0,
+        help="seconds the whole run may wait for other processes to go quiet before figures (default 90)",
+    )
+    p.add_argument(
+        "--walk-deadline",
+        type=float,
+        default=150.0,
+        help="seconds allowed for following next links to the deep page (default 150)",
     )
     p.add_argument("--keep", action="store_true", help="keep the work directory (logs, stores)")
     p.add_argument("--results-dir", type=Path, default=RESULTS_DIR)
@@ -95,4 +102,5 @@ def parse(argv: list[str]) -> Options:
         results_dir=a.results_dir,
         quick=a.quick,
         settle_budget_s=max(0.0, a.settle_budget),
+        walk_deadline_s=max(1.0, a.walk_deadline),
     )

@@ -82,10 +82,10 @@ def measure(run: Run, server: Running, key: str | None, plan: RequestPlan, label
         headers["Authorization"] = f"Bearer {key}"
     warm = Load(run.opts.load.threads, run.opts.load.connections, run.opts.warmup_s, run.opts.load.timeout_s)
     run_wrk(run.wrk, server.url, plan, headers, warm, run.workdir)
-    run.settle.wait(server.proc.pid)
-    before = cpu.snapshot(server.proc.pid)
+    run.settle.wait(server.proc.pid, server.database)
+    before = cpu.snapshot(server.proc.pid, server.database)
     result = run_wrk(run.wrk, server.url, plan, headers, run.opts.load, run.workdir)
-    result = replace(result, other_cores=cpu.other_cores(before, cpu.snapshot(server.proc.pid)))
+    result = replace(result, other_cores=cpu.other_cores(before, cpu.snapshot(server.proc.pid, server.database)))
     flag = f"  (errors: {report.errors_cell(result)})" if result.errors else ""
     for code, body in result.samples.items():
         flag += f"\n      first {code}: {body[:200]}"
@@ -97,6 +97,18 @@ def measure(run: Run, server: Running, key: str | None, plan: RequestPlan, label
 
 def memory(server: Running) -> dict[int, float | None]:
     return {pid: rss_mb(pid) for pid in server.workers()}
+
+
+def walk(run: Run, api: Any, first: str, page: int) -> RequestPlan | None:
+    """The deep page's request, or ``None`` (said why) when following links took too long."""
+    began = time.monotonic()
+    try:
+        url = client.page_url(api, first, page, run.opts.walk_deadline_s)
+    except client.WalkTooSlow as exc:
+        run.say(f"    deep page skipped: following next links {exc}")
+        return None
+    run.say(f"    (followed next links to page {page} in {time.monotonic() - began:.1f} s)")
+    return RequestPlan("GET", url)
 
 
 def deep_page_number(run: Run, stored: int) -> int:
@@ -125,7 +137,7 @@ def small_phase(run: Run, store: Store, key: str, workers: int) -> dict[str, Any
         with client.client(server.url, key) as api:
             recorded = client.record(api, p.get.path)
             deep_no = deep_page_number(run, run.opts.small)
-            deep = RequestPlan("GET", client.page_url(api, p.first_page.path, deep_no))
+            deep = walk(run, api, p.first_page.path, deep_no)
         response_file = run.workdir / f"ceiling-{name}.json"
         write_response(response_file, recorded.status, recorded.headers, recorded.body)
         ceiling_server = start_ceiling(run.procs, response_file, workers, run.workdir, f"ceiling-{name}")
@@ -136,7 +148,7 @@ def small_phase(run: Run, store: Store, key: str, workers: int) -> dict[str, Any
         results = {
             "get": measure(run, server, key, p.get, f"GET {run.kind.name}"),
             "list": measure(run, server, key, p.first_page, f"GET list page {PAGE}"),
-            "deep": measure(run, server, key, deep, f"GET list page {deep_no}"),
+            **({"deep": measure(run, server, key, deep, f"GET list page {deep_no}")} if deep else {}),
             "post": measure(run, server, key, p.post, "POST volumeset"),
             "patch": measure(run, server, key, p.patch, f"PATCH {run.kind.name}"),
         }
@@ -154,13 +166,11 @@ def large_phase(run: Run, store: Store, key: str, workers: int) -> dict[str, Any
     try:
         with client.client(server.url, key) as api:
             deep_no = deep_page_number(run, run.opts.large)
-            began = time.monotonic()
-            deep = RequestPlan("GET", client.page_url(api, p.first_page.path, deep_no))
-            run.say(f"    (followed next links to page {deep_no} in {time.monotonic() - began:.1f} s)")
+            deep = walk(run, api, p.first_page.path, deep_no)
         results = {
             "get": measure(run, server, key, p.get, f"GET {run.kind.name}"),
             "list": measure(run, server, key, p.first_page, f"GET list page {PAGE}"),
-            "deep": measure(run, server, key, deep, f"GET list page {deep_no}"),
+            **({"deep": measure(run, server, key, deep, f"GET list page {deep_no}")} if deep else {}),
         }
         rss = memory(server)
     finally:
@@ -193,15 +203,19 @@ def scale_table(run: Run, store: Store, workers: int, small: dict[str, Any], lar
     figures = [
         report.ScaleFigure(f"GET {k}", s["get"], lg["get"], SCALE_TARGET),
         report.ScaleFigure("GET list page 1", s["list"], lg["list"], SCALE_TARGET),
-        report.ScaleFigure(
-            f"GET deep page ({small['deep_page']} / {large['deep_page']})", s["deep"], lg["deep"], SCALE_TARGET
-        ),
     ]
+    note = ""
+    if "deep" in s and "deep" in lg:
+        label = f"GET deep page ({small['deep_page']} / {large['deep_page']})"
+        figures.append(report.ScaleFigure(label, s["deep"], lg["deep"], SCALE_TARGET))
+    else:
+        limit = run.opts.walk_deadline_s
+        note = f"\nGET deep page: MISS (following next links to it took over {limit:.0f} s; not measured)"
     title = f"Scale, {store.label}, {workers} worker(s): {run.opts.small:,} vs {run.opts.large:,} {k}s stored"
     header = report.scale_header(run.opts.small, run.opts.large)
     mem_title = f"Memory, {store.label}, {workers} worker(s), {run.opts.large:,} {k}s stored, after the load"
     mem = report.format_table(report.MEMORY_HEADER, report.memory_rows(large["rss"], MEMORY_TARGET))
-    return f"{title}\n{report.format_table(header, report.scale_rows(figures))}\n\n{mem_title}\n{mem}"
+    return f"{title}\n{report.format_table(header, report.scale_rows(figures))}{note}\n\n{mem_title}\n{mem}"
 
 
 def phase_doc(phase: dict[str, Any]) -> dict[str, Any]:

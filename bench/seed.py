@@ -20,9 +20,10 @@ from plinth.engine.requestinfo import RequestInfo
 from plinth.engine.service import Engine
 from plinth.kinds import REGISTRY
 from plinth.storage import open_storage
-from plinth.storage.base import Operation, Storage
+from plinth.storage.base import Key, Operation, Record, Storage
 
 BATCH_ITEMS = 2000
+STRIPES = 8
 #: The bootstrap admin's link: the actor recorded in the seeded items' events.
 ACTOR_TEMPLATE = "/org/{org}/serviceaccount/admin"
 
@@ -31,36 +32,60 @@ class BufferedCommits:
     """A storage whose ``commit`` queues the operations; :meth:`flush` writes them at once.
 
     Reads go to the real store. Safe for the seed only: every item has a fresh name, so no
-    read depends on a queued write.
+    read depends on a queued write. Reads of other kinds' records (the org, the GVC, link
+    targets: the same few for every item, and unchanged while seeding) are remembered, which
+    saves two round trips an item on PostgreSQL.
     """
 
-    def __init__(self, storage: Storage) -> None:
+    def __init__(self, storage: Storage, seeded_kind: str) -> None:
         self._storage = storage
+        self._seeded_kind = seeded_kind
         self._queued: list[Operation] = []
+        self._commits = 0
+        self._read: dict[Key, Record | None] = {}
+
+    async def get(self, key: Key) -> Record | None:
+        if key.kind == self._seeded_kind:
+            return await self._storage.get(key)
+        if key not in self._read:
+            self._read[key] = await self._storage.get(key)
+        return self._read[key]
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._storage, name)
 
+    @property
+    def queued_items(self) -> int:
+        """Commits queued (one per created item)."""
+        return self._commits
+
     async def commit(self, ops: Sequence[Operation]) -> None:
         self._queued.extend(ops)
+        self._commits += 1
 
     async def flush(self) -> None:
+        # Swapped before the await: other stripes keep queueing into a fresh buffer meanwhile.
         if self._queued:
-            ops, self._queued = self._queued, []
+            ops, self._queued, self._commits = self._queued, [], 0
             await self._storage.commit(ops)
 
 
 async def _seed(store: Store, org: str, kind: ItemKind, start: int, stop: int) -> None:
     storage = await open_storage(store.database_url, store.data_dir)
     try:
-        buffered = BufferedCommits(storage)
+        buffered = BufferedCommits(storage, kind.name)
         engine = Engine(buffered, REGISTRY)  # type: ignore[arg-type]
         info = RequestInfo(kind=kind.name, org=org)
         actor = ACTOR_TEMPLATE.format(org=org)
-        for index in range(start, stop):
-            await engine.create(info, kind.body(index), actor)
-            if (index - start + 1) % BATCH_ITEMS == 0:
-                await buffered.flush()
+
+        async def stripe(first: int) -> None:
+            # On PostgreSQL each create awaits a few reads: several stripes keep the pool busy.
+            for index in range(first, stop, STRIPES):
+                await engine.create(info, kind.body(index), actor)
+                if buffered.queued_items >= BATCH_ITEMS:
+                    await buffered.flush()
+
+        await asyncio.gather(*(stripe(start + n) for n in range(STRIPES)))
         await buffered.flush()
     finally:
         await storage.close()

@@ -24,6 +24,8 @@ class Running:
     proc: subprocess.Popen[bytes]
     port: int
     stderr_path: Path
+    #: The PostgreSQL database it serves from, so its backends' CPU counts as the server's.
+    database: str | None = None
 
     @property
     def url(self) -> str:
@@ -81,7 +83,9 @@ def start_plinth(
     argv += ["--access-log" if access_log else "--no-access-log"]
     if store.database_url:
         argv += ["--database-url", store.database_url]
-    return _start(procs, argv, port, workers, logs, name, child_env())
+    running = _start(procs, argv, port, workers, logs, name, child_env())
+    running.database = store.database_name
+    return running
 
 
 def start_ceiling(procs: Processes, response_file: Path, workers: int, logs: Path, name: str) -> Running:

@@ -28,6 +28,10 @@ class Store:
     def label(self) -> str:
         return LABELS[self.backend]
 
+    @property
+    def database_name(self) -> str | None:
+        return urlsplit(self.database_url).path.lstrip("/") if self.database_url else None
+
 
 def unavailable_reason(backend: str, pg_admin_url: str) -> str | None:
     """Why ``backend`` cannot be measured here, or ``None`` when it can."""

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import httpx
 import pytest
 
+from bench.client import WalkTooSlow, page_url
 from bench.loadgen import RequestPlan, WrkResult, lua_script, parse_output
 from bench.report import Figure, ScaleFigure, errors_cell, format_table, memory_rows, scale_rows, throughput_rows
 from bench.verdict import CEILING_TARGETS, MEMORY_TARGET, NOISE_NOTE, SCALE_TARGET, Target, mark, ratio
@@ -168,3 +170,32 @@ def test_figures_measured_on_a_busy_machine_are_starred_with_a_note() -> None:
     assert rows[1][-1] == "-"
     assert format_table(("figure", "mark"), [[r[0], r[-1]] for r in rows]).endswith(NOISE_NOTE)
     assert NOISE_NOTE not in format_table(("figure", "mark"), [["GET", "PASS"]])
+
+
+# -- the cursor walk ----------------------------------------------------------------------
+
+
+def _paged_api(pages: int) -> httpx.Client:
+    """A fake list of ``pages`` pages whose ``next`` links carry the page number as the cursor."""
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        page = int(request.url.params.get("cursor", "1"))
+        links = [{"rel": "self", "href": "/org/acme/domain"}]
+        if page < pages:
+            links.append({"rel": "next", "href": f"/org/acme/domain?limit=50&cursor={page + 1}"})
+        return httpx.Response(200, json={"kind": "list", "items": [], "links": links})
+
+    return httpx.Client(base_url="http://127.0.0.1:9", transport=httpx.MockTransport(answer))
+
+
+def test_page_url_follows_next_links_to_the_page() -> None:
+    with _paged_api(30) as api:
+        assert page_url(api, "/org/acme/domain?limit=50", 1, 10) == "/org/acme/domain?limit=50"
+        assert page_url(api, "/org/acme/domain?limit=50", 20, 10) == "/org/acme/domain?limit=50&cursor=20"
+        with pytest.raises(RuntimeError, match="ended after 30 pages"):
+            page_url(api, "/org/acme/domain?limit=50", 31, 10)
+
+
+def test_page_url_gives_up_after_its_deadline() -> None:
+    with _paged_api(30) as api, pytest.raises(WalkTooSlow, match="reached only page 1 of 20"):
+        page_url(api, "/org/acme/domain?limit=50", 20, -1)
