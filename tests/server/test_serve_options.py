@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime
 import os
 import subprocess
 import sys
@@ -13,6 +12,7 @@ import httpx
 import pytest
 
 from tests.support.server import free_port, start_server
+from tests.support.tls import self_signed
 
 
 def _children(pid: int) -> list[int]:
@@ -41,38 +41,8 @@ def test_two_workers_share_one_sqlite_store_without_losing_writes(tmp_path: Path
         server.stop()
 
 
-def _self_signed(tmp_path: Path) -> tuple[Path, Path]:
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.UTC)
-    import ipaddress
-
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = tmp_path / "cert.pem", tmp_path / "key.pem"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    )
-    return cert_path, key_path
-
-
 def test_tls_serves_https_with_the_given_certificate(tmp_path: Path) -> None:
-    cert, key = _self_signed(tmp_path)
+    cert, key = self_signed(tmp_path)
     server = start_server(
         tmp_path / "data", extra_args=("--tls-cert", str(cert), "--tls-key", str(key)), scheme="https", verify=str(cert)
     )
@@ -89,7 +59,7 @@ def test_tls_serves_https_with_the_given_certificate(tmp_path: Path) -> None:
 
 
 def test_tls_cert_without_key_is_a_usage_error(tmp_path: Path) -> None:
-    cert, _ = _self_signed(tmp_path)
+    cert, _ = self_signed(tmp_path)
     r = subprocess.run(
         [sys.executable, "-m", "plinth", "serve", "--tls-cert", str(cert), "--data-dir", str(tmp_path)],
         capture_output=True,

@@ -13,22 +13,18 @@ from plinth.server.settings import Settings
 
 
 async def bootstrap(settings: Settings) -> tuple[str | None, str]:
-    """Migrate the store; on an empty store create the org and the admin key (returned once)."""
-    from plinth.auth.bootstrap import claim_bootstrap, write_key_file
-    from plinth.auth.principal import SYSTEM
-    from plinth.engine.requestinfo import RequestInfo
+    """Migrate the store; on an empty store create the org, its built-ins and the admin key."""
     from plinth.engine.service import Engine
     from plinth.kinds import REGISTRY
+    from plinth.server import bootstrap as first_start
     from plinth.storage import open_storage
 
     storage = await open_storage(settings.database_url, settings.data_dir)
     try:
-        outcome = await claim_bootstrap(storage, settings.org)
-        if outcome.created and outcome.key is not None:
-            engine = Engine(storage, REGISTRY)
-            await engine.upsert(RequestInfo(kind="org"), {"name": settings.org}, SYSTEM.link)
-            write_key_file(settings.data_dir, outcome.key)
-        return outcome.key, outcome.org
+        key = await first_start.bootstrap(Engine(storage, REGISTRY), storage, settings.org)
+        if key is not None:
+            first_start.write_key_file(settings.data_dir, key)
+        return key, await storage.get_meta(first_start.ORG_META) or settings.org
     finally:
         await storage.close()
 
@@ -58,6 +54,14 @@ def _announce(settings: Settings, key: str | None, org: str) -> str:
 @click.option("--tls-key", envvar="PLINTH_TLS_KEY", type=click.Path(exists=True, dir_okay=False))
 @click.option("--org", envvar="PLINTH_ORG", default="default", show_default=True, help="The org created on first start")
 @click.option("--access-log/--no-access-log", envvar="PLINTH_ACCESS_LOG", default=True, show_default=True)
+@click.option("--oidc-issuer", envvar="PLINTH_OIDC_ISSUER", help="OpenID Connect issuer URL users sign in with")
+@click.option("--oidc-audience", envvar="PLINTH_OIDC_AUDIENCE", help="The client id ID tokens must be for")
+@click.option(
+    "--oidc-jwks-file",
+    envvar="PLINTH_OIDC_JWKS_FILE",
+    type=click.Path(exists=True, dir_okay=False),
+    help="The issuer's keys as a JWKS file, instead of fetching them",
+)
 @click.option("--init-profile", default=None, help="Create this CLI profile for the server when no profile exists")
 def serve_command(
     host: str,
@@ -69,11 +73,15 @@ def serve_command(
     tls_key: str | None,
     org: str,
     access_log: bool,
+    oidc_issuer: str | None,
+    oidc_audience: str | None,
+    oidc_jwks_file: str | None,
     init_profile: str | None,
 ) -> None:
     """Run the API server (SQLite in --data-dir unless --database-url names PostgreSQL)."""
     if bool(tls_cert) != bool(tls_key):
         raise click.UsageError("--tls-cert and --tls-key go together")
+    _check_oidc(oidc_issuer, oidc_audience, oidc_jwks_file)
     settings = Settings(
         host=host,
         port=port,
@@ -84,6 +92,9 @@ def serve_command(
         tls_key=tls_key,
         org=org,
         access_log=access_log,
+        oidc_issuer=oidc_issuer or None,
+        oidc_audience=oidc_audience or None,
+        oidc_jwks_file=str(Path(oidc_jwks_file).resolve()) if oidc_jwks_file else None,
     )
     key, org = asyncio.run(bootstrap(settings))
     endpoint = _announce(settings, key, org)
@@ -106,6 +117,29 @@ def serve_command(
         loop="uvloop",
         http="httptools",
     )
+
+
+def _check_oidc(issuer: str | None, audience: str | None, jwks_file: str | None) -> None:
+    """Refuse OIDC settings that could never sign anyone in, before anything starts."""
+    if not issuer:
+        if audience or jwks_file:
+            raise click.UsageError("--oidc-audience and --oidc-jwks-file need --oidc-issuer")
+        return
+    from plinth.auth.jwks import JwksError, parse_jwks, url_problem
+
+    if not audience:
+        raise click.UsageError("--oidc-issuer needs --oidc-audience (the client id ID tokens are for)")
+    if not jwks_file and (problem := url_problem(issuer)) is not None:
+        raise click.UsageError(f"--oidc-issuer {problem}")
+    if jwks_file:
+        import orjson
+
+        try:
+            keys = parse_jwks(orjson.loads(Path(jwks_file).read_bytes()))
+        except (OSError, orjson.JSONDecodeError, JwksError) as exc:
+            raise click.UsageError(f"--oidc-jwks-file: {exc}") from exc
+        if not keys:
+            raise click.UsageError("--oidc-jwks-file holds no RS256, ES256 or EdDSA signature key with a kid")
 
 
 def _init_profile(name: str, endpoint: str, settings: Settings, org: str) -> None:

@@ -7,16 +7,18 @@ no JSON re-encoding of the items.
 from __future__ import annotations
 
 import base64
+from dataclasses import replace
 from typing import Any
 from urllib.parse import quote
 
 import orjson
 
+from plinth.engine.access import Access, require
 from plinth.engine.paging import decode_cursor, encode_cursor
 from plinth.engine.querywire import parse_query
-from plinth.engine.render import list_href
+from plinth.engine.render import href_of, list_href
 from plinth.engine.requestinfo import RequestInfo
-from plinth.engine.service import Engine, storage_error
+from plinth.engine.service import SYSTEM, Engine, storage_error
 from plinth.errors import BadRequest, NotFound, not_found
 from plinth.kinds.base import KindSpec
 from plinth.storage.base import Record, StorageError
@@ -49,26 +51,60 @@ def _org_column(kind: KindSpec, info: RequestInfo) -> str:
     return "" if kind.scope == "root" else info.org or ""
 
 
-async def _page(engine: Engine, kind: KindSpec, request: ListRequest) -> tuple[list[Record], Record | None]:
+#: A page scans at most this many rows per item it may return before it answers with what it
+#: found and a ``next`` link (so a caller who may view few items cannot make one request scan all).
+SCAN_FACTOR = 10
+
+
+def _visible(engine: Engine, kind: KindSpec, access: Access, record: Record) -> bool:
+    href = href_of(kind, record.key.org, record.key.parent or None, record.key.name)
+    return access.allows(kind, "view", href, record.version, lambda: orjson.loads(record.doc))
+
+
+async def _page(
+    engine: Engine, kind: KindSpec, request: ListRequest, access: Access
+) -> tuple[list[Record], Record | None]:
+    """Up to ``limit`` rows the caller may view, and the row to continue after (``None``: no more)."""
+    if access.sees_every(kind, "view"):
+        rows = await _fetch(engine, kind, replace(request, limit=request.limit + 1))
+        if len(rows) > request.limit:
+            return rows[: request.limit], rows[request.limit - 1]
+        return rows, None
+    found: list[Record] = []
+    start, scanned = request.start, 0
+    while True:
+        batch = await _fetch(engine, kind, replace(request, limit=request.limit + 1, start=start))
+        for row in batch:
+            scanned += 1
+            if _visible(engine, kind, access, row):
+                found.append(row)
+                if len(found) == request.limit:
+                    return found, row
+            if scanned >= request.limit * SCAN_FACTOR:
+                return found, row
+        if len(batch) <= request.limit:
+            return found, None
+        last = batch[-1]
+        start = PageStart(last.key.parent, last.key.name, _sort_value(last, request.filter))
+
+
+async def _fetch(engine: Engine, kind: KindSpec, request: ListRequest) -> list[Record]:
     try:
-        rows = await engine.storage.list_page(
-            ListRequest(request.org, request.kind, request.parent, request.limit + 1, request.start, request.filter)
-        )
+        return await engine.storage.list_page(request)
     except StorageError as exc:
         raise storage_error(exc, kind.name, "") from exc
-    if len(rows) > request.limit:
-        return rows[: request.limit], rows[request.limit - 1]
-    return rows, None
 
 
-async def list_items(engine: Engine, info: RequestInfo, limit: int, cursor: str | None) -> bytes:
+async def list_items(
+    engine: Engine, info: RequestInfo, limit: int, cursor: str | None, access: Access = SYSTEM
+) -> bytes:
     kind = engine.kind_of(info)
     engine.require_verb(kind, "list")
     if info.org is not None and kind.scope != "root":
         await _require_org(engine, info)
     start = decode_cursor(cursor).start if cursor else None
     request = ListRequest(_org_column(kind, info), kind.name, _parent_for(kind, info), limit, start)
-    rows, last = await _page(engine, kind, request)
+    rows, last = await _page(engine, kind, request, access)
     self_href = list_href(kind, info.org, info.gvc)
     links = [{"rel": "self", "href": self_href}]
     if last is not None:
@@ -77,7 +113,9 @@ async def list_items(engine: Engine, info: RequestInfo, limit: int, cursor: str 
     return _splice({"kind": "list", "itemKind": kind.name}, [r.doc for r in rows], {"links": links})
 
 
-async def query_items(engine: Engine, info: RequestInfo, body: Any, limit: int, cursor: str | None) -> bytes:
+async def query_items(
+    engine: Engine, info: RequestInfo, body: Any, limit: int, cursor: str | None, access: Access = SYSTEM
+) -> bytes:
     """POST ``-query`` with a query body, or GET ``-query?cursor=`` to continue one."""
     kind = engine.kind_of(info)
     engine.require_verb(kind, "list")
@@ -92,7 +130,7 @@ async def query_items(engine: Engine, info: RequestInfo, body: Any, limit: int, 
     flt, normalised = parse_query(kind, body)
     await _require_org(engine, info)
     request = ListRequest(_org_column(kind, info), kind.name, _parent_for(kind, info), limit, start, flt)
-    rows, last = await _page(engine, kind, request)
+    rows, last = await _page(engine, kind, request, access)
     base = f"{list_href(kind, info.org, info.gvc)}/-query"
     links = [{"rel": "self", "href": base}]
     if last is not None:
@@ -134,17 +172,24 @@ def _decode_seq(token: str) -> int:
     return seq
 
 
-async def event_log(engine: Engine, info: RequestInfo, limit: int, cursor: str | None) -> bytes:
-    """Events of an item, oldest first; the log outlives the item (404 only when both are absent)."""
+async def event_log(
+    engine: Engine, info: RequestInfo, limit: int, cursor: str | None, access: Access = SYSTEM
+) -> bytes:
+    """Events of an item, oldest first; the log outlives the item (404 only when both are absent).
+
+    Reading it needs ``view`` on the item (judged on the stored item, or by link once deleted).
+    """
     t = engine.target(info)
     after = _decode_seq(cursor) if cursor else 0
     try:
         events = await engine.storage.events(t.key, after, limit + 1)
-        exists = after > 0 or events or await engine.storage.get(t.key) is not None
+        record = await engine.storage.get(t.key)
     except StorageError as exc:
         raise storage_error(exc, t.kind.name, t.name) from exc
-    if not exists:
+    if not (after > 0 or events or record is not None):
         raise not_found(t.kind.name, t.name)
+    version = record.version if record else -1
+    require(access, t.kind, "view", t.href, version, lambda: orjson.loads(record.doc) if record else None)
     self_href = f"{t.href}/-eventlog"
     links = [{"rel": "self", "href": self_href}]
     if len(events) > limit:

@@ -7,6 +7,7 @@ be tested through exactly the code that serves them. ``service.py`` wraps it wit
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Any
 
 from plinth.errors import FieldError
@@ -25,12 +26,18 @@ def strip_server_owned(kind: KindSpec, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def build_candidate(
-    kind: KindSpec, body: dict[str, Any], old: Item | None, ctx: KindContext, name: str
+    kind: KindSpec,
+    body: dict[str, Any],
+    old: Item | None,
+    ctx: KindContext,
+    name: str,
+    system: Mapping[str, Any] | None = None,
 ) -> tuple[Item, list[FieldError]]:
     """Steps 2-5 of a write: metadata defaults, spec schema, prepare, validate, immutables.
 
     ``body`` is the client's object with server-owned fields already stripped and ``name``
-    already decided (from the path or the body). Returns the candidate item (without
+    already decided (from the path or the body). ``system`` holds server-owned fields the
+    server itself is writing (never from a client); they are set before ``prepare``. Returns the candidate item (without
     ``id``/``version``/timestamps/``links``/``status``, which the service adds) and every error.
     """
     errors: list[FieldError] = []
@@ -93,6 +100,9 @@ def build_candidate(
         for key in kind.server_fields:
             if key in old:
                 item[key] = copy.deepcopy(old[key])
+    # Values only the server itself may write (a built-in's origin, a service account's keys).
+    for key, value in (system or {}).items():
+        item[key] = copy.deepcopy(value)
 
     if errors or not spec_ok:
         return item, errors

@@ -14,7 +14,9 @@ from typing import Any
 
 import orjson
 
+from plinth.auth.generation import bump as bump_access_generation
 from plinth.engine import pipeline
+from plinth.engine.access import Access, Unrestricted, require
 from plinth.engine.patch import apply_patch
 from plinth.engine.references import check_references, child_names, normalise_links, refresh_dependants
 from plinth.engine.render import (
@@ -43,6 +45,22 @@ from plinth.storage.base import AppendEvent, Delete, Key, Operation, Put, Record
 
 MAX_ATTEMPTS = 50
 BodyFn = Callable[[Item | None], dict[str, Any]]
+SystemFn = Callable[[Item | None], dict[str, Any]]
+#: What internal callers (bootstrap, tests) act as: every permission, recorded as the server.
+SYSTEM = Unrestricted("/plinth/system")
+
+
+@dataclass(frozen=True)
+class Write:
+    """One write request: how to build the body from the stored item, who asks, and how."""
+
+    make_body: BodyFn
+    access: Access
+    mode: str  # create | upsert | update
+    expected: int | None = None
+    dry_run: bool = False
+    #: Server-owned fields the server itself writes (never from a client body).
+    make_system: SystemFn | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,12 +135,13 @@ class Engine:
 
     # -- reads ------------------------------------------------------------------------
 
-    async def get(self, info: RequestInfo) -> bytes:
+    async def get(self, info: RequestInfo, access: Access = SYSTEM) -> bytes:
         t = self.target(info)
         self.require_verb(t.kind, "get")
         record = await self._get(t.key, t)
         if record is None:
             raise not_found(t.kind.name, t.name)
+        require(access, t.kind, "view", t.href, record.version, lambda: orjson.loads(record.doc))
         return record.doc
 
     async def _get(self, key: Key, t: Target) -> Record | None:
@@ -149,14 +168,29 @@ class Engine:
 
     # -- writes -----------------------------------------------------------------------
 
-    async def create(self, info: RequestInfo, body: Any, actor: str, dry_run: bool = False) -> WriteResult:
+    async def create(self, info: RequestInfo, body: Any, access: Access = SYSTEM, dry_run: bool = False) -> WriteResult:
         """POST on a collection: 201 with Location; 409 when the name is taken."""
         self.require_verb(self.kind_of(info), "create")
         body = _object(body)
         t = self.target(info, _body_name(body))
-        return await self._write(t, lambda old: body, _version_of(body), actor, dry_run, mode="create")
+        return await self._write(t, Write(lambda old: body, access, "create", _version_of(body), dry_run))
 
-    async def upsert(self, info: RequestInfo, body: Any, actor: str, dry_run: bool = False) -> WriteResult:
+    async def create_for_action(self, info: RequestInfo, body: Any, access: Access) -> WriteResult:
+        """Create an item of a kind clients cannot POST, for an action that adds them (users
+        join by ``-invite``). The same pipeline and events as :meth:`create`, without the verb
+        check; the action checks its own permission and passes the access the write is made with."""
+        body = _object(body)
+        t = self.target(info, _body_name(body))
+        return await self._write(t, Write(lambda old: body, access, "create"))
+
+    async def upsert(
+        self,
+        info: RequestInfo,
+        body: Any,
+        access: Access = SYSTEM,
+        dry_run: bool = False,
+        system: Mapping[str, Any] | None = None,
+    ) -> WriteResult:
         """PUT on a collection (``cpln apply``) or on an item: 201 when created, else 200."""
         self.require_verb(self.kind_of(info), "replace")
         body = _object(body)
@@ -164,38 +198,64 @@ class Engine:
         if info.name is not None and "name" in body and body["name"] != info.name:
             raise ValidationFailed([FieldError("name", f"must be '{info.name}', the name in the path")])
         t = self.target(info, name)
-        self.require_verb(t.kind, "replace")
-        return await self._write(t, lambda old: body, _version_of(body), actor, dry_run, mode="upsert")
+        fixed = dict(system or {})
+        write = Write(lambda old: body, access, "upsert", _version_of(body), dry_run, lambda old: fixed)
+        return await self._write(t, write)
 
-    async def patch(self, info: RequestInfo, body: Any, actor: str, dry_run: bool = False) -> WriteResult:
-        """PATCH on an item: the deep merge of ``engine/patch.py`` onto the stored item."""
+    async def patch(
+        self,
+        info: RequestInfo,
+        body: Any,
+        access: Access = SYSTEM,
+        dry_run: bool = False,
+        system: SystemFn | None = None,
+    ) -> WriteResult:
+        """PATCH on an item: the deep merge of ``engine/patch.py`` onto the stored item.
+
+        ``$drop/<field>`` on a field the kind lists in ``droppable_server_lists`` (a service
+        account's ``keys``) removes entries by name; nothing else may touch server fields.
+        """
         self.require_verb(self.kind_of(info), "patch")
         body = _object(body)
         t = self.target(info)
         if "name" in body and body["name"] != t.name:
             raise ValidationFailed([FieldError("name", "cannot be changed; delete and recreate instead")], t.kind.name)
 
+        drops = {f: body.pop(f"$drop/{f}") for f in t.kind.droppable_server_lists if f"$drop/{f}" in body}
+        for field, names in drops.items():
+            if not isinstance(names, list):
+                raise ValidationFailed([FieldError(f"$drop/{field}", "must be an array of names")], t.kind.name)
+
         def merged(old: Item | None) -> dict[str, Any]:
             assert old is not None
             patch_body = pipeline.strip_server_owned(t.kind, body)
             return apply_patch(client_view(t.kind, old), patch_body, t.kind.name)
 
-        return await self._write(t, merged, _version_of(body), actor, dry_run, mode="update")
+        def server_values(old: Item | None) -> dict[str, Any]:
+            values = dict(system(old)) if system else {}
+            for field, names in drops.items():
+                kept = [e for e in (old or {}).get(field, []) if not (isinstance(e, dict) and e.get("name") in names)]
+                values[field] = kept
+            return values
 
-    async def _write(
-        self, t: Target, make_body: BodyFn, expected: int | None, actor: str, dry_run: bool, mode: str
-    ) -> WriteResult:
+        return await self._write(t, Write(merged, access, "update", _version_of(body), dry_run, server_values))
+
+    async def _write(self, t: Target, w: Write) -> WriteResult:
         for _ in range(MAX_ATTEMPTS):
             parent = await self._require_container(t)
             old_record = await self._get(t.key, t)
-            if old_record is None and mode == "update":
+            if old_record is None and w.mode == "update":
                 raise not_found(t.kind.name, t.name)
-            if old_record is not None and mode == "create":
+            if old_record is not None and w.mode == "create":
                 raise storage_error(StorageError("exists"), t.kind.name, t.name)
             old: Item | None = orjson.loads(old_record.doc) if old_record else None
-            if expected is not None and old is not None and old["version"] != expected:
+            if old is not None and old_record is not None:
+                require(w.access, t.kind, "edit", t.href, old_record.version, lambda old=old: old)  # type: ignore[misc]
+                if t.kind.builtin_is_read_only and old.get("origin") == "builtin" and w.access is not SYSTEM:
+                    raise Conflict(f"Built-in {t.kind.name} '{t.name}' cannot be edited", {"kind": t.kind.name})
+            if w.expected is not None and old is not None and old["version"] != w.expected:
                 raise storage_error(StorageError("conflict"), t.kind.name, t.name)
-            result = await self._attempt(t, parent, old_record, old, make_body(old), actor, dry_run, expected)
+            result = await self._attempt(t, parent, old_record, old, w)
             if result is not None:
                 return result
         raise Conflict("The item is changing too fast to apply this write; retry", {"name": t.name})
@@ -206,24 +266,24 @@ class Engine:
         parent: Item | None,
         old_record: Record | None,
         old: Item | None,
-        body: dict[str, Any],
-        actor: str,
-        dry_run: bool,
-        expected: int | None,
+        w: Write,
     ) -> WriteResult | None:
         """One read-validate-commit pass; ``None`` means a lost race worth retrying."""
         now = self.clock()
         item_id = old["id"] if old else new_id()
         ctx = KindContext(org=t.org, now=now, gvc=t.gvc, parent=parent, id=item_id)
-        stripped = pipeline.strip_server_owned(t.kind, body)
-        candidate, errors = pipeline.build_candidate(t.kind, stripped, old, ctx, t.name)
+        stripped = pipeline.strip_server_owned(t.kind, w.make_body(old))
+        system = w.make_system(old) if w.make_system else None
+        candidate, errors = pipeline.build_candidate(t.kind, stripped, old, ctx, t.name, system)
+        if old is None:
+            require(w.access, t.kind, "create", t.href, 0, lambda: candidate)
         refs = t.kind.references(candidate, t.org) if not errors else []
         ref_errors, resolved, hrefs = await check_references(self.storage, self.kinds, t.org, refs, {})
         errors += ref_errors
         if errors:
             raise ValidationFailed(errors, t.kind.name, t.name)
         normalise_links(candidate, refs, t.org)
-        if old is not None and old_record is not None and client_view(t.kind, candidate) == client_view(t.kind, old):
+        if old is not None and old_record is not None and _unchanged(t.kind, candidate, old):
             return WriteResult(200, old_record.doc)
         ctx = replace(ctx, resolved=resolved)
         version = old["version"] + 1 if old else 1
@@ -241,15 +301,17 @@ class Engine:
         doc = orjson.dumps(item)
         created = old is None
         result = WriteResult(201 if created else 200, doc, t.href if created else None)
-        if dry_run:
+        if w.dry_run:
             return result
-        event_id, event = event_doc("created" if created else "updated", t.href, version, actor, now)
+        event_id, event = event_doc("created" if created else "updated", t.href, version, w.access.principal_link, now)
         ops: list[Operation] = [
             Put(Record(t.key, item_id, version, doc), old["version"] if old else None, tuple(hrefs)),
             AppendEvent(t.key, event_id, now, event),
         ]
+        if t.kind.affects_access:
+            ops.append(bump_access_generation())
         ops += await refresh_dependants(self.storage, self.kinds, t.kind, t.org, t.href, t.name, item, now)
-        return await self._commit(t, ops, result, pinned=expected is not None)
+        return await self._commit(t, ops, result, pinned=w.expected is not None)
 
     async def _commit(self, t: Target, ops: list[Operation], result: WriteResult, pinned: bool) -> WriteResult | None:
         try:
@@ -262,7 +324,7 @@ class Engine:
             return None
         return result
 
-    async def delete(self, info: RequestInfo, actor: str, dry_run: bool = False) -> None:
+    async def delete(self, info: RequestInfo, access: Access = SYSTEM, dry_run: bool = False) -> None:
         """Delete an item; with ``dry_run`` only the checks run (missing, protected, dependants)."""
         t = self.target(info)
         self.require_verb(t.kind, "delete")
@@ -271,6 +333,9 @@ class Engine:
             if record is None:
                 raise not_found(t.kind.name, t.name)
             item = orjson.loads(record.doc)
+            require(access, t.kind, "delete", t.href, record.version, lambda item=item: item)  # type: ignore[misc]
+            if item.get("origin") == "builtin":
+                raise Conflict(f"Built-in {t.kind.name} '{t.name}' cannot be deleted", {"kind": t.kind.name})
             if str(item.get("tags", {}).get(PROTECTED_TAG, "")).lower() == "true":
                 raise Conflict(
                     f"{t.kind.title} '{t.name}' is protected by the tag {PROTECTED_TAG}=true; remove the tag first",
@@ -281,8 +346,10 @@ class Engine:
             if dry_run:
                 return
             now = self.clock()
-            event_id, event = event_doc("deleted", t.href, record.version, actor, now)
+            event_id, event = event_doc("deleted", t.href, record.version, access.principal_link, now)
             ops: list[Operation] = [Delete(t.key, record.version), AppendEvent(t.key, event_id, now, event)]
+            if t.kind.affects_access:
+                ops.append(bump_access_generation())
             ops += await refresh_dependants(self.storage, self.kinds, t.kind, t.org, t.href, t.name, None, now)
             if await self._commit(t, ops, WriteResult(202, b""), pinned=False) is not None:
                 return
@@ -296,6 +363,13 @@ class Engine:
                 f"{t.kind.title} '{t.name}' still holds {shown}; delete them first",
                 {"kind": t.kind.name, "name": t.name, "dependants": children[:20]},
             )
+
+
+def _unchanged(kind: KindSpec, candidate: Item, old: Item) -> bool:
+    """A write that changes neither what the client controls nor what the server wrote."""
+    return client_view(kind, candidate) == client_view(kind, old) and all(
+        candidate.get(f) == old.get(f) for f in kind.server_fields
+    )
 
 
 def _object(body: Any) -> dict[str, Any]:

@@ -31,6 +31,9 @@ from plinth.kinds.permissions import BASIC_IMPLIED, BASIC_PERMISSIONS
 Item = dict[str, Any]
 Scope = Literal["root", "org", "gvc"]
 
+#: Properties every kind's items can be queried and sorted by.
+COMMON_QUERY_PROPERTIES: tuple[str, ...] = ("id", "name", "version", "description", "created", "lastModified")
+
 CRUD_VERBS: frozenset[str] = frozenset({"get", "list", "create", "replace", "patch", "delete"})
 
 
@@ -134,6 +137,11 @@ class KindSpec:
     #: account's ``keys``: revoking a key is a PATCH ``{"$drop/keys": [name, ...]}``). Every
     #: other directive or value for these fields is still dropped like any server-owned field.
     droppable_server_lists: frozenset[str] = frozenset()
+    #: Writes to this kind change who may do what: caches of keys and policy decisions are
+    #: dropped on every replica (the engine changes the store's access generation).
+    affects_access: bool = False
+    #: Items with ``origin: builtin`` are never deleted; with this flag they are not edited either.
+    builtin_is_read_only: bool = False
     #: Dotted paths (``spec.performanceClass``) that may not change after create.
     immutable: tuple[str, ...] = ()
     has_description: bool = True
@@ -149,7 +157,7 @@ class KindSpec:
     permissions: Mapping[str, str] = field(default_factory=lambda: dict(BASIC_PERMISSIONS))
     implied: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: dict(BASIC_IMPLIED))
     #: Properties a query term may name (besides ``tags`` and ``spec.*`` paths).
-    query_properties: tuple[str, ...] = ("id", "name", "version", "description", "created", "lastModified")
+    query_properties: tuple[str, ...] = COMMON_QUERY_PROPERTIES
     verbs: frozenset[str] = CRUD_VERBS
 
     def __post_init__(self) -> None:

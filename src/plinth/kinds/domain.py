@@ -22,7 +22,7 @@ from plinth.kinds._domain_names import domain_name_rule
 from plinth.kinds._domain_prepare import prepare_domain
 from plinth.kinds._domain_rules import validate_domain
 from plinth.kinds._domain_status import compute_domain_status
-from plinth.kinds.base import Item, KindSpec, Reference
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindSpec, Reference
 from plinth.kinds.permissions import permission_fields
 
 
@@ -61,12 +61,7 @@ DOMAIN = KindSpec(
     references=domain_references,
     status_inputs=frozenset({"gvc"}),
     query_properties=(
-        "id",
-        "name",
-        "version",
-        "description",
-        "created",
-        "lastModified",
+        *COMMON_QUERY_PROPERTIES,
         "spec.dnsMode",
         "spec.gvcLink",
         "spec.certChallengeType",

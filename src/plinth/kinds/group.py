@@ -33,7 +33,7 @@ from plinth.errors import FieldError
 from plinth.kinds._identity_links import link_kind, link_problem, normalise_links
 from plinth.kinds._query_model import Query
 from plinth.kinds._spec_model import NonEmptyStr, SpecModel, TopLevelModel
-from plinth.kinds.base import Item, KindContext, KindSpec, Reference
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindContext, KindSpec, Reference
 from plinth.kinds.permissions import permission_fields
 
 MEMBER_LINKS_MAX = 200
@@ -92,10 +92,11 @@ GROUP = KindSpec(
     scope="org",
     title="Group",
     top_level_model=GroupFields,
+    affects_access=True,
     server_fields=frozenset({"origin"}),
     prepare=prepare_group,
     validate=validate_group,
     references=group_references,
     **permission_fields("group"),
-    query_properties=("id", "name", "version", "description", "created", "lastModified", "origin"),
+    query_properties=(*COMMON_QUERY_PROPERTIES, "origin"),
 )

@@ -22,7 +22,7 @@ import hashlib
 
 from plinth.kinds._gvc_rules import gvc_references, validate_gvc
 from plinth.kinds._gvc_spec import GvcSpec
-from plinth.kinds.base import Item, KindContext, KindSpec
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindContext, KindSpec
 from plinth.kinds.permissions import permission_fields
 
 ALIAS_LENGTH = 13
@@ -55,12 +55,7 @@ GVC = KindSpec(
     validate=validate_gvc,
     references=gvc_references,
     query_properties=(
-        "id",
-        "name",
-        "version",
-        "description",
-        "created",
-        "lastModified",
+        *COMMON_QUERY_PROPERTIES,
         "alias",
         "spec.endpointNamingFormat",
         "spec.staticPlacement.locationLinks",

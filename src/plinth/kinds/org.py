@@ -24,7 +24,7 @@ from pydantic import Field
 from plinth.kinds._org_logging import LoggingDestination
 from plinth.kinds._spec_model import Email, NonEmptyStr, Port, SpecModel
 from plinth.kinds._tracing_model import Tracing
-from plinth.kinds.base import CRUD_VERBS, Item, KindContext, KindSpec, default_name_rule
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, CRUD_VERBS, Item, KindContext, KindSpec, default_name_rule
 from plinth.kinds.permissions import permission_fields
 
 RetentionDays = Annotated[int, Field(ge=0)]
@@ -93,12 +93,7 @@ ORG = KindSpec(
     **permission_fields("org"),
     compute_status=compute_org_status,
     query_properties=(
-        "id",
-        "name",
-        "version",
-        "description",
-        "created",
-        "lastModified",
+        *COMMON_QUERY_PROPERTIES,
         "spec.sessionTimeoutSeconds",
         "spec.authConfig.samlOnly",
         "spec.security.threatDetection.enabled",

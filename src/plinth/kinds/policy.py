@@ -40,7 +40,7 @@ from plinth.errors import FieldError
 from plinth.kinds._identity_links import link_kind, link_problem, normalise_links
 from plinth.kinds._query_model import Query
 from plinth.kinds._spec_model import NonEmptyStr, SpecModel, TopLevelModel
-from plinth.kinds.base import Item, KindContext, KindSpec, Reference
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindContext, KindSpec, Reference
 from plinth.kinds.permissions import PERMISSIONS, TARGET_KINDS, permission_fields
 
 TARGET_LINKS_MAX = 200
@@ -152,10 +152,12 @@ POLICY = KindSpec(
     scope="org",
     title="Policy",
     top_level_model=PolicyFields,
+    affects_access=True,
+    builtin_is_read_only=True,
     server_fields=frozenset({"origin"}),
     prepare=prepare_policy,
     validate=validate_policy,
     references=policy_references,
     **permission_fields("policy"),
-    query_properties=("id", "name", "version", "description", "created", "lastModified", "origin", "targetKind"),
+    query_properties=(*COMMON_QUERY_PROPERTIES, "origin", "targetKind"),
 )

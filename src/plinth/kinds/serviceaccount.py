@@ -24,7 +24,7 @@ from typing import Annotated
 from pydantic import Field, field_validator
 
 from plinth.kinds._spec_model import SpecModel
-from plinth.kinds.base import Item, KindContext, KindSpec
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindContext, KindSpec
 from plinth.kinds.permissions import permission_fields
 from plinth.meta import DESCRIPTION_MAX
 
@@ -52,9 +52,10 @@ SERVICEACCOUNT = KindSpec(
     name="serviceaccount",
     scope="org",
     title="ServiceAccount",
+    affects_access=True,
     server_fields=frozenset({"keys", "origin"}),
     droppable_server_lists=frozenset({"keys"}),
     prepare=prepare_serviceaccount,
     **permission_fields("serviceaccount"),
-    query_properties=("id", "name", "version", "description", "created", "lastModified", "origin"),
+    query_properties=(*COMMON_QUERY_PROPERTIES, "origin"),
 )

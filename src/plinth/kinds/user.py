@@ -20,6 +20,10 @@ Decisions where the sources are silent:
 - Permissions follow the vendor's table: ``delete, edit, impersonate, invite, manage, view``;
   there is no ``create`` permission (``invite`` is what adds users).
 - ``description`` cannot be queried (users have none); ``email`` and ``idp`` can.
+
+``InviteRequest`` is the body of ``-invite``: ``{emails, groupLink?}``, 1 to 100 emails (Plinth's
+bound). Each email is judged on its own by the action (an invalid one is an entry in the
+answer's ``errors``), so the model only asks for strings here.
 """
 
 from __future__ import annotations
@@ -30,11 +34,12 @@ from pydantic import AfterValidator, Field
 
 from plinth.errors import FieldError
 from plinth.kinds._identity_links import user_name_problem
-from plinth.kinds._spec_model import TopLevelModel
+from plinth.kinds._spec_model import NonEmptyStr, SpecModel, TopLevelModel
 from plinth.kinds.base import Item, KindContext, KindSpec
 from plinth.kinds.permissions import permission_fields
 
 IDP_MAX = 250
+INVITE_EMAILS_MAX = 100
 
 
 def _check_user_email(value: str) -> str:
@@ -52,6 +57,13 @@ class UserFields(TopLevelModel):
 
     email: UserEmail
     idp: Annotated[str, Field(min_length=1, max_length=IDP_MAX)] | None = None
+
+
+class InviteRequest(SpecModel):
+    """The body of ``POST /org/{org}/user/-invite``."""
+
+    emails: Annotated[list[str], Field(min_length=1, max_length=INVITE_EMAILS_MAX)]
+    groupLink: NonEmptyStr | None = None
 
 
 def user_name_rule(name: str) -> str | None:
@@ -72,6 +84,7 @@ USER = KindSpec(
     title="User",
     top_level_model=UserFields,
     has_description=False,
+    affects_access=True,
     name_rule=user_name_rule,
     validate=validate_user,
     **permission_fields("user"),

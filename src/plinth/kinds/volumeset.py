@@ -27,7 +27,7 @@ from typing import Any
 
 from plinth.kinds._volumeset_rules import SHARED, fill_volumeset_defaults, validate_volumeset
 from plinth.kinds._volumeset_spec import VolumeSetSpec
-from plinth.kinds.base import Item, KindContext, KindSpec
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindContext, KindSpec
 from plinth.kinds.permissions import permission_fields
 
 
@@ -72,12 +72,7 @@ VOLUMESET = KindSpec(
     compute_status=compute_volumeset_status,
     status_inputs=frozenset({"gvc"}),
     query_properties=(
-        "id",
-        "name",
-        "version",
-        "description",
-        "created",
-        "lastModified",
+        *COMMON_QUERY_PROPERTIES,
         "gvc",
         "spec.initialCapacity",
         "spec.performanceClass",

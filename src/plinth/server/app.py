@@ -9,10 +9,15 @@ then open paths, then authentication, then the body, then the engine.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
-from plinth.auth.bootstrap import BootstrapAuthenticator
+from plinth.auth.authn import KeyAuthenticator
+from plinth.auth.generation import GenerationWatcher
+from plinth.auth.jwks import KeyCache, file_loader, issuer_loader
+from plinth.auth.oidc import IdTokenVerifier, OidcAuthenticator, is_jwt
 from plinth.auth.principal import Principal
+from plinth.engine.access import AccessControl
 from plinth.engine.requestinfo import parse_path
 from plinth.engine.service import Engine
 from plinth.errors import MethodNotAllowed, ServiceUnavailable, Unauthorized
@@ -21,8 +26,9 @@ from plinth.server import exporters, system
 from plinth.server.accesslog import AccessLog
 from plinth.server.errors import render_error
 from plinth.server.http import Request, decode_json, read_body
-from plinth.server.routes import Reply, dispatch
+from plinth.server.routes import Reply, Services, dispatch
 from plinth.server.settings import Settings
+from plinth.server.signing import SigningCache
 from plinth.storage import open_storage
 from plinth.storage.base import Storage
 
@@ -40,12 +46,37 @@ def bearer_token(req: Request) -> str | None:
     return value or None
 
 
+def org_of(path: str) -> str | None:
+    """The org a request path is in (exporter paths included), before the path is parsed."""
+    for prefix in exporters.PREFIXES:
+        if path.startswith(prefix + "/"):
+            path = path[len(prefix) :]
+    parts = path.split("/", 3)
+    if len(parts) >= 3 and parts[1] == "org" and parts[2] and not parts[2].startswith("-"):
+        return parts[2]
+    return None
+
+
+def oidc_authenticator(settings: Settings, storage: Storage, watcher: GenerationWatcher) -> OidcAuthenticator | None:
+    """User sign-in with ID tokens, when the operator configured an issuer."""
+    issuer, audience = settings.oidc_issuer, settings.oidc_audience
+    if not issuer:
+        return None
+    if not audience:
+        raise ValueError("PLINTH_OIDC_AUDIENCE (the client id ID tokens are for) is required with an issuer")
+    load = file_loader(Path(settings.oidc_jwks_file)) if settings.oidc_jwks_file else issuer_loader(issuer)
+    return OidcAuthenticator(storage, watcher, IdTokenVerifier(issuer, audience, KeyCache(load)))
+
+
 class PlinthApp:
     def __init__(self, settings: Settings):
         self.settings = settings
         self.storage: Storage | None = None
         self.engine: Engine | None = None
-        self.authenticator: BootstrapAuthenticator | None = None
+        self.services: Services | None = None
+        self.authenticator: KeyAuthenticator | None = None
+        self.oidc: OidcAuthenticator | None = None
+        self.watcher: GenerationWatcher | None = None
         self.access_log = AccessLog(settings.access_log)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -57,7 +88,12 @@ class PlinthApp:
     async def startup(self) -> None:
         self.storage = await open_storage(self.settings.database_url, self.settings.data_dir)
         self.engine = Engine(self.storage, REGISTRY)
-        self.authenticator = await BootstrapAuthenticator.load(self.storage, self.settings.org)
+        watcher = self.watcher = GenerationWatcher(self.storage)
+        self.authenticator = KeyAuthenticator(self.storage, watcher)
+        self.oidc = oidc_authenticator(self.settings, self.storage, watcher)
+        self.services = Services(
+            self.engine, AccessControl(self.storage, REGISTRY, watcher), SigningCache(self.storage)
+        )
 
     async def shutdown(self) -> None:
         if self.storage is not None:
@@ -95,13 +131,20 @@ class PlinthApp:
         await send({"type": "http.response.body", "body": reply.body})
         self.access_log.record(req.method, req.path, reply.status, time.perf_counter() - started, req.request_id)
 
-    def _authenticate(self, req: Request) -> Principal:
+    async def _authenticate(self, req: Request) -> Principal:
         token = bearer_token(req)
         if token is None:
             raise Unauthorized("Missing credentials: send 'Authorization: Bearer <key>'")
         if self.authenticator is None:
             raise ServiceUnavailable("The server is starting")
-        principal = self.authenticator.authenticate(token)
+        if self.oidc is not None and is_jwt(token):
+            # A JWT alone is an ID token (a key has five segments); it signs in to the path's org.
+            org = org_of(req.path)
+            if org is None:
+                raise Unauthorized("An ID token signs in to an org: use a path under /org/{org}")
+            principal = await self.oidc.authenticate(token, org)
+        else:
+            principal = await self.authenticator.authenticate(token)
         if principal is None:
             raise Unauthorized("The credentials are not valid")
         return principal
@@ -110,17 +153,21 @@ class PlinthApp:
         path = req.path
         if path in system.OPEN_PATHS:
             return await self._open_path(req)
-        who = self._authenticate(req)
-        if self.engine is None:
+        who = await self._authenticate(req)
+        if self.services is None:
             raise ServiceUnavailable("The server is starting")
         exporter = exporters.exporter_of(path)
         if exporter is not None:
-            return await exporters.export(self.engine, req, *exporter)
+            return await exporters.export(self.services, req, who, *exporter)
         info = parse_path(path)
         body = None
         if req.method in WITH_BODY:
             body = decode_json(req, await read_body(scope, receive, req, self.settings.max_body_bytes))
-        return await dispatch(self.engine, req, info, body, who)
+        reply = await dispatch(self.services, req, info, body, who)
+        if req.method != "GET" and self.watcher is not None:
+            # This process may just have changed keys or policies: look again before the next request.
+            self.watcher.expire()
+        return reply
 
     async def _open_path(self, req: Request) -> Reply:
         if req.method not in ("GET", "HEAD"):

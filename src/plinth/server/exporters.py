@@ -11,14 +11,16 @@ from typing import Any
 
 import orjson
 
+from plinth.auth.principal import Principal
 from plinth.convert import to_crd, to_terraform
 from plinth.engine import listing
+from plinth.engine.access import Access
 from plinth.engine.paging import MAX_PAGE_SIZE
 from plinth.engine.requestinfo import RequestInfo, parse_path
 from plinth.engine.service import Engine
 from plinth.errors import BadRequest, MethodNotAllowed, NotFound
 from plinth.server.http import Request
-from plinth.server.routes import Reply
+from plinth.server.routes import Reply, Services, access_for
 
 PREFIXES = {"/export/terraform": "terraform", "/export/crd": "crd"}
 #: A collection export reads at most this many items (pages of MAX_PAGE_SIZE).
@@ -33,12 +35,12 @@ def exporter_of(path: str) -> tuple[str, str] | None:
     return None
 
 
-async def _collection(engine: Engine, info: RequestInfo) -> dict[str, Any]:
+async def _collection(engine: Engine, info: RequestInfo, access: Access) -> dict[str, Any]:
     items: list[Any] = []
     cursor: str | None = None
     page: dict[str, Any] = {}
     while len(items) < MAX_EXPORT_ITEMS:
-        page = orjson.loads(await listing.list_items(engine, info, MAX_PAGE_SIZE, cursor))
+        page = orjson.loads(await listing.list_items(engine, info, MAX_PAGE_SIZE, cursor, access))
         items += page["items"]
         nxt = [link["href"] for link in page["links"] if link["rel"] == "next"]
         if not nxt:
@@ -47,13 +49,15 @@ async def _collection(engine: Engine, info: RequestInfo) -> dict[str, Any]:
     return {"kind": "list", "itemKind": page.get("itemKind"), "items": items}
 
 
-async def export(engine: Engine, req: Request, fmt: str, api_path: str) -> Reply:
+async def export(svc: Services, req: Request, who: Principal, fmt: str, api_path: str) -> Reply:
     if req.method != "GET":
         raise MethodNotAllowed("Exporters answer GET", {"allow": "GET"})
     info = parse_path(api_path)
     if info.action is not None:
         raise NotFound(f"No export for '{api_path}'", {"path": api_path})
-    doc = orjson.loads(await engine.get(info)) if info.is_item else await _collection(engine, info)
+    access = await access_for(svc, who, info)
+    engine = svc.engine
+    doc = orjson.loads(await engine.get(info, access)) if info.is_item else await _collection(engine, info, access)
     if fmt == "terraform":
         try:
             text = to_terraform(doc)

@@ -1,17 +1,23 @@
-"""Dispatch a parsed API path to the engine. There is no per-kind code here: every kind in the
-registry gets the same routes, and a kind's ``verbs`` decide which answer 405."""
+"""Dispatch a parsed API path to the engine, as the authenticated principal. There is no per-kind
+code here: every kind in the registry gets the same routes, and a kind's ``verbs`` decide which
+answer 405. Authorization happens inside the engine, where the item is known."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import orjson
+
 from plinth.auth.principal import Principal
-from plinth.engine import listing
+from plinth.engine import identity, listing, users
+from plinth.engine.access import Access, AccessControl, OwnOrgOnly
 from plinth.engine.paging import page_size
 from plinth.engine.requestinfo import RequestInfo
 from plinth.engine.service import Engine, WriteResult
-from plinth.errors import Forbidden, MethodNotAllowed, NotFound
+from plinth.errors import Forbidden, MethodNotAllowed, NotFound, Unauthorized
+from plinth.server.bootstrap import seed_org
 from plinth.server.http import Request
+from plinth.server.signing import SigningCache
 
 
 @dataclass
@@ -22,6 +28,13 @@ class Reply:
     content_type: bytes = b"application/json"
 
 
+@dataclass
+class Services:
+    engine: Engine
+    access: AccessControl
+    signing: SigningCache
+
+
 def _write_reply(result: WriteResult, dry_run: bool) -> Reply:
     if dry_run:
         return Reply(200, result.doc)
@@ -29,40 +42,93 @@ def _write_reply(result: WriteResult, dry_run: bool) -> Reply:
     return Reply(result.status, result.doc, headers)
 
 
-async def dispatch(engine: Engine, req: Request, info: RequestInfo, body: object, who: Principal) -> Reply:
-    method = req.method
-    dry_run = req.flag("dryRun")
-    actor = who.link
+async def access_for(svc: Services, who: Principal, info: RequestInfo) -> Access:
+    """The caller's access in the path's org. A key of one org gets 401 in another: it proves
+    nothing there, and the answer must not tell whether that org or its items exist."""
+    org = info.org
+    if org is not None and org != who.org and not who.server_admin:
+        raise Unauthorized("The credentials are not valid")
+    access = await svc.access.for_principal(who, org or who.org)
+    if org is None and not who.server_admin:
+        return OwnOrgOnly(access, who.org)
+    return access
+
+
+async def dispatch(svc: Services, req: Request, info: RequestInfo, body: object, who: Principal) -> Reply:
+    access = await access_for(svc, who, info)
+    if info.action is None:
+        return await _verb(svc, req, info, body, who, access)
+    return await _action(svc, req, info, body, access)
+
+
+async def _verb(svc: Services, req: Request, info: RequestInfo, body: object, who: Principal, access: Access) -> Reply:
+    engine, method, dry_run = svc.engine, req.method, req.flag("dryRun")
     if info.kind == "org" and method in ("POST", "PUT") and not who.server_admin:
         raise Forbidden("Creating or replacing an org needs the server-admin right", {"permission": "org.create"})
-    if info.action is None:
-        if info.is_item:
-            if method == "GET":
-                return Reply(200, await engine.get(info))
-            if method == "PUT":
-                return _write_reply(await engine.upsert(info, body, actor, dry_run), dry_run)
-            if method == "PATCH":
-                return _write_reply(await engine.patch(info, body, actor, dry_run), dry_run)
-            if method == "DELETE":
-                await engine.delete(info, actor, dry_run)
-                return Reply(202, b"")
-            raise MethodNotAllowed(f"{method} is not supported on an item", {"allow": "GET, PUT, PATCH, DELETE"})
+    if info.is_item:
         if method == "GET":
-            return Reply(
-                200, await listing.list_items(engine, info, page_size(req.param("limit")), req.param("cursor"))
-            )
-        if method == "POST":
-            return _write_reply(await engine.create(info, body, actor, dry_run), dry_run)
+            return Reply(200, await engine.get(info, access))
         if method == "PUT":
-            return _write_reply(await engine.upsert(info, body, actor, dry_run), dry_run)
-        raise MethodNotAllowed(f"{method} is not supported on a collection", {"allow": "GET, POST, PUT"})
-    if info.action == "query" and not info.is_item and not info.action_args:
-        if method not in ("POST", "GET"):
-            raise MethodNotAllowed("A query is POSTed (or continued with GET and a cursor)", {"allow": "GET, POST"})
+            return await _created_org_seeded(
+                svc, info, _write_reply(await engine.upsert(info, body, access, dry_run), dry_run)
+            )
+        if method == "PATCH":
+            return _write_reply(await engine.patch(info, body, access, dry_run), dry_run)
+        if method == "DELETE":
+            await engine.delete(info, access, dry_run)
+            return Reply(202, b"")
+        raise MethodNotAllowed(f"{method} is not supported on an item", {"allow": "GET, PUT, PATCH, DELETE"})
+    if method == "GET":
         limit = page_size(req.param("limit"))
-        return Reply(200, await listing.query_items(engine, info, body, limit, req.param("cursor")))
-    if info.action == "eventlog" and info.is_item and not info.action_args:
-        if method != "GET":
-            raise MethodNotAllowed("The event log is read with GET", {"allow": "GET"})
-        return Reply(200, await listing.event_log(engine, info, page_size(req.param("limit")), req.param("cursor")))
+        return Reply(200, await listing.list_items(engine, info, limit, req.param("cursor"), access))
+    if method == "POST":
+        return await _created_org_seeded(
+            svc, info, _write_reply(await engine.create(info, body, access, dry_run), dry_run)
+        )
+    if method == "PUT":
+        return await _created_org_seeded(
+            svc, info, _write_reply(await engine.upsert(info, body, access, dry_run), dry_run)
+        )
+    raise MethodNotAllowed(f"{method} is not supported on a collection", {"allow": "GET, POST, PUT"})
+
+
+async def _created_org_seeded(svc: Services, info: RequestInfo, reply: Reply) -> Reply:
+    """A new org gets its built-in groups, policies and admin service account at once."""
+    if info.kind == "org" and reply.status == 201:
+        await seed_org(svc.engine, orjson.loads(reply.body)["name"])
+    return reply
+
+
+async def _action(svc: Services, req: Request, info: RequestInfo, body: object, access: Access) -> Reply:
+    engine, method, action = svc.engine, req.method, info.action
+    limit = page_size(req.param("limit"))
+    if action == "query" and not info.is_item and not info.action_args:
+        _allow(method, "GET", "POST")
+        return Reply(200, await listing.query_items(engine, info, body, limit, req.param("cursor"), access))
+    if action == "eventlog" and info.is_item and not info.action_args:
+        _allow(method, "GET")
+        return Reply(200, await listing.event_log(engine, info, limit, req.param("cursor"), access))
+    if action == "addKey" and info.is_item and not info.action_args:
+        _allow(method, "POST")
+        minted = await identity.add_key(engine, info, body, access, await svc.signing.current())
+        return Reply(201, orjson.dumps(minted))
+    if action == "invite" and not info.is_item and not info.action_args:
+        _allow(method, "POST")
+        invited = await users.invite(engine, info, body, access)
+        return Reply(200, orjson.dumps(invited.body(req.request_id)))
+    if action == "for" and not info.is_item and len(info.action_args) == 2 and info.action_args[0] == "email":
+        _allow(method, "GET")
+        return Reply(200, await users.for_email(engine, info, info.action_args[1], access))
+    if action == "schema" and info.action_args == ("permissions",) and not info.is_item and info.org:
+        _allow(method, "GET")
+        return Reply(200, orjson.dumps(identity.permissions_schema(info.kind, info.org)))
+    if action == "accessreport" and info.is_item and not info.action_args and info.org:
+        _allow(method, "GET")
+        report = await identity.access_report(engine, info, access, await svc.access.policy_set(info.org))
+        return Reply(200, orjson.dumps(report))
     raise NotFound(f"No API path matches '{req.path}'", {"path": req.path})
+
+
+def _allow(method: str, *allowed: str) -> None:
+    if method not in allowed:
+        raise MethodNotAllowed(f"This endpoint answers {' and '.join(allowed)}", {"allow": ", ".join(allowed)})

@@ -25,6 +25,11 @@ class Settings:
     org: str = "default"
     max_body_bytes: int = MAX_BODY_BYTES
     access_log: bool = True
+    #: OpenID Connect sign-in for users: the issuer, the client id its ID tokens are for, and
+    #: optionally a JWKS file to use instead of fetching the issuer's keys.
+    oidc_issuer: str | None = None
+    oidc_audience: str | None = None
+    oidc_jwks_file: str | None = None
 
     @property
     def store_name(self) -> str:

@@ -1,0 +1,173 @@
+"""Authorization as the engine sees it: an :class:`Access` answers "may the caller use this
+permission on this item?", and :class:`AccessControl` builds one per request from the org's
+policies and groups (``auth/policy.py``), cached until the access generation moves.
+
+Deny is the default. The engine asks at the point where it knows the item: a read after it
+loaded the record, a create once the candidate is built, an edit or delete on the stored item,
+and a list once per row (or once per page when a ``target: all`` policy grants the view).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+import orjson
+
+from plinth.auth.generation import GenerationWatcher
+from plinth.auth.policy import Item, PolicySet
+from plinth.auth.principal import Principal
+from plinth.engine.querywire import parse_query
+from plinth.errors import APIError, Forbidden
+from plinth.kinds.base import KindSpec
+from plinth.kinds.permissions import PERMISSIONS
+from plinth.storage import evaluate
+from plinth.storage.base import Key, Storage
+from plinth.storage.query import Filter, ListRequest, PageStart
+
+Loader = Callable[[], Item | None]
+DECISIONS_PER_PRINCIPAL = 50_000
+
+
+class Access(Protocol):
+    """What the engine asks before it acts. ``version`` keys the decision cache: a decision
+    that depended on the item's content is re-made when the item changes."""
+
+    principal_link: str
+
+    def allows(self, kind: KindSpec, permission: str, href: str, version: int, load: Loader) -> bool: ...
+
+    def sees_every(self, kind: KindSpec, permission: str) -> bool: ...
+
+
+def require(access: Access, kind: KindSpec, permission: str, href: str, version: int, load: Loader) -> None:
+    """Raise 403 naming the missing permission unless ``access`` allows it."""
+    if not access.allows(kind, permission, href, version, load):
+        raise Forbidden(
+            f"Permission '{permission}' on {kind.name} '{href.rsplit('/', 1)[-1]}' is needed",
+            {"permission": permission, "kind": kind.name, "link": href},
+        )
+
+
+class Unrestricted:
+    """The server itself, and the server-admin principal: every permission everywhere."""
+
+    def __init__(self, principal_link: str):
+        self.principal_link = principal_link
+
+    def allows(self, kind: KindSpec, permission: str, href: str, version: int, load: Loader) -> bool:
+        return True
+
+    def sees_every(self, kind: KindSpec, permission: str) -> bool:
+        return True
+
+
+class PolicyAccess:
+    def __init__(
+        self, principal_link: str, identities: frozenset[str], policies: PolicySet, decisions: dict[Any, bool]
+    ):
+        self.principal_link = principal_link
+        self._identities = identities
+        self._policies = policies
+        self._decisions = decisions
+
+    def allows(self, kind: KindSpec, permission: str, href: str, version: int, load: Loader) -> bool:
+        key = (permission, href, version)
+        decided = self._decisions.get(key)
+        if decided is None:
+            decided = self._policies.allowed(self._identities, permission, kind.name, href, load) is not None
+            if len(self._decisions) >= DECISIONS_PER_PRINCIPAL:
+                self._decisions.clear()
+            self._decisions[key] = decided
+        return decided
+
+    def sees_every(self, kind: KindSpec, permission: str) -> bool:
+        return self._policies.grants_everything(self._identities, permission, kind.name)
+
+
+class AccessControl:
+    """Per-process caches of policy sets, identities and decisions, dropped when the store's
+    access generation moves (any write to a user, service account, group or policy)."""
+
+    def __init__(self, storage: Storage, kinds: Mapping[str, KindSpec], watcher: GenerationWatcher):
+        self._storage = storage
+        self._kinds = kinds
+        self._watcher = watcher
+        self._generation: str | None = None
+        self._sets: dict[str, PolicySet] = {}
+        self._identities: dict[str, frozenset[str]] = {}
+        self._decisions: dict[str, dict[Any, bool]] = {}
+        self._filters: dict[str, Filter | None] = {}
+
+    async def for_principal(self, principal: Principal, org: str) -> Access:
+        if principal.server_admin:
+            return Unrestricted(principal.link)
+        generation = await self._watcher.current()
+        if generation != self._generation:
+            self._sets.clear()
+            self._identities.clear()
+            self._decisions.clear()
+            self._filters.clear()
+            self._generation = generation
+        policies = self._sets.get(org)
+        if policies is None:
+            policies = self._sets[org] = await self._load(org)
+        identities = self._identities.get(principal.link)
+        if identities is None:
+            user = await self._principal_item(principal)
+            identities = self._identities[principal.link] = policies.identities(principal.link, user)
+        decisions = self._decisions.setdefault(principal.link, {})
+        return PolicyAccess(principal.link, identities, policies, decisions)
+
+    async def policy_set(self, org: str) -> PolicySet:
+        """The org's current policy set (for access reports)."""
+        return await self._load(org)
+
+    async def _principal_item(self, principal: Principal) -> Item | None:
+        if principal.kind != "user":
+            return None
+        record = await self._storage.get(Key(principal.org, "user", "", principal.name))
+        return orjson.loads(record.doc) if record else None
+
+    async def _all(self, org: str, kind: str) -> list[Item]:
+        items: list[Item] = []
+        start: PageStart | None = None
+        while True:
+            page = await self._storage.list_page(ListRequest(org, kind, "", 1000, start))
+            items += [orjson.loads(r.doc) for r in page]
+            if len(page) < 1000:
+                return items
+            start = PageStart(page[-1].key.parent, page[-1].key.name)
+
+    async def _load(self, org: str) -> PolicySet:
+        implied = {kind: entry.implied for kind, entry in PERMISSIONS.items()}
+        return PolicySet(org, await self._all(org, "policy"), await self._all(org, "group"), implied, self._matches)
+
+    def _matches(self, query: Any, item: Item) -> bool:
+        """A policy's ``targetQuery`` or a group's ``memberQuery`` against an item."""
+        cache_key = orjson.dumps([item.get("kind"), query], option=orjson.OPT_SORT_KEYS).decode()
+        if cache_key not in self._filters:
+            kind = self._kinds.get(str(item.get("kind")))
+            try:
+                self._filters[cache_key] = parse_query(kind, query)[0] if kind else None
+            except APIError:
+                self._filters[cache_key] = None  # a query that cannot run matches nothing
+        flt = self._filters[cache_key]
+        return flt is not None and evaluate.matches(flt, item, item.get("gvc") or "")
+
+
+class OwnOrgOnly:
+    """Lists of orgs for a principal without the server-admin right: only its own org."""
+
+    def __init__(self, inner: Access, org: str):
+        self._inner = inner
+        self._href = f"/org/{org}"
+        self.principal_link = inner.principal_link
+
+    def allows(self, kind: KindSpec, permission: str, href: str, version: int, load: Loader) -> bool:
+        if kind.scope == "root" and href != self._href:
+            return False
+        return self._inner.allows(kind, permission, href, version, load)
+
+    def sees_every(self, kind: KindSpec, permission: str) -> bool:
+        return kind.scope != "root" and self._inner.sees_every(kind, permission)

@@ -1,0 +1,21 @@
+"""The key that signs new service account keys, read from the store and cached per process."""
+
+from __future__ import annotations
+
+from plinth.auth.signing import CURRENT, SigningKey, ensure_signing_key, load_key
+from plinth.storage.base import Storage
+
+
+class SigningCache:
+    def __init__(self, storage: Storage):
+        self._storage = storage
+        self._key: SigningKey | None = None
+
+    async def current(self) -> SigningKey:
+        """The current signing key; re-read when another replica rotated it."""
+        kid = await self._storage.get_meta(CURRENT) or await ensure_signing_key(self._storage)
+        if self._key is None or self._key.kid != kid:
+            key = await load_key(self._storage, kid)
+            assert key is not None, f"signing key {kid} is named current but missing"
+            self._key = key
+        return self._key
