@@ -5,5 +5,6 @@ Run ``python -m bench --help``. Every module here has one job: ``options`` (flag
 ``ceiling`` (the bare ASGI app), ``loadgen`` (wrk and its Lua), ``stores`` (SQLite / PostgreSQL
 scratch stores), ``items`` (what is stored), ``seed`` (bulk load through the engine),
 ``client`` (setup requests and cursor walks), ``verdict`` (targets), ``report`` (tables, JSON),
-``scenario`` (the order of a run), ``machine`` (facts about this host).
+``scenario`` (the order of a run), ``machine`` (facts about this host), ``cpu`` (other
+processes' load during a figure). ``python -m bench.profile`` samples GET one domain with py-spy.
 """

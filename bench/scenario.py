@@ -268,8 +268,10 @@ def main(argv: list[str]) -> int:
         f"{opts.small:,} then {opts.large:,} {opts.kind}s",
         flush=True,
     )
-    # SIGTERM (a CI timeout, kill) unwinds like Ctrl-C, so the finally blocks stop every server.
-    signal.signal(signal.SIGTERM, _terminate)
+    # SIGTERM (a CI timeout, kill) and SIGHUP unwind like Ctrl-C, so the finally blocks stop
+    # every server. SIGINT is set too: a shell starts background jobs with it ignored.
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _terminate)
     workdir = Path(tempfile.mkdtemp(prefix="plinth-bench-"))
     all_tables: list[str] = []
     status = 0
