@@ -149,6 +149,7 @@ class PlinthApp:
             return
 
     async def shutdown(self) -> None:
+        self.access_log.flush()
         if self._opening is not None:
             self._opening.cancel()
             try:

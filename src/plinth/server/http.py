@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,6 +14,15 @@ from plinth.errors import BadRequest, PayloadTooLarge, UnsupportedMediaType
 
 Scope = dict[str, Any]
 JSON_TYPES = ("application/json", "application/merge-patch+json")
+
+
+_ID_PREFIX = str(uuid.uuid4())[:24]  # random per process: ids stay unique across workers and restarts
+_ID_COUNTER = itertools.count(1)
+
+
+def next_request_id() -> str:
+    """A UUID-shaped id: the process's random prefix and a counter (no system call per request)."""
+    return f"{_ID_PREFIX}{next(_ID_COUNTER) & 0xFFFFFFFFFFFF:012x}"
 
 
 @dataclass
@@ -29,7 +39,7 @@ class Request:
     def from_scope(cls, scope: Scope) -> Request:
         headers = dict(scope["headers"])
         supplied = headers.get(b"x-request-id", b"").decode("latin-1")
-        request_id = supplied if 0 < len(supplied) <= 64 and supplied.replace("-", "").isalnum() else str(uuid.uuid4())
+        request_id = supplied if 0 < len(supplied) <= 64 and supplied.replace("-", "").isalnum() else next_request_id()
         return cls(
             scope["method"], scope["path"], headers, scope["query_string"], request_id, scope.get("scheme", "http")
         )

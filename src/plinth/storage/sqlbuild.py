@@ -90,8 +90,11 @@ class Dialect(Protocol):
 
 
 class _Builder:
-    def __init__(self, dialect: Dialect):
+    def __init__(self, dialect: Dialect, fixed_parent: bool = False):
         self.d = dialect
+        #: When the query pins ``parent``, the keyset is the name alone, which the primary key
+        #: answers directly (a row-value comparison on (parent, name) makes SQLite scan and sort).
+        self.fixed_parent = fixed_parent
 
     def bind(self, value: Any) -> Fragment:
         return Fragment(self.d.placeholder, (value,))
@@ -192,6 +195,8 @@ class _Builder:
         )
 
     def after_key(self, start: PageStart) -> Fragment:
+        if self.fixed_parent:
+            return sql("name > {}", self.bind(start.name))
         return sql("(parent, name) > ({}, {})", self.bind(start.parent), self.bind(start.name))
 
     def keyset(self, start: PageStart, sort: Sort | None) -> Fragment:
@@ -244,7 +249,7 @@ def compile_list(request: ListRequest, dialect: Dialect, select: str) -> Fragmen
     """``SELECT {select} FROM resources WHERE ... ORDER BY ... LIMIT n`` for the request."""
     flt = request.filter
     _check_paths(flt)
-    b = _Builder(dialect)
+    b = _Builder(dialect, fixed_parent=request.parent is not None)
     where = [sql("org = {}", b.bind(request.org)), sql("kind = {}", b.bind(request.kind))]
     if request.parent is not None:
         where.append(sql("parent = {}", b.bind(request.parent)))
