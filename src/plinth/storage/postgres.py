@@ -53,6 +53,7 @@ from plinth.storage.base import (
 from plinth.storage.migrate import MIGRATIONS, migrate
 from plinth.storage.postgres_listener import PostgresListener
 from plinth.storage.query import ListRequest, Scalar
+from plinth.storage.record_cache import CHANNEL, RecordCache, payload_for, written_keys
 from plinth.storage.sqlbuild import Fragment, compile_list, join, sql
 
 #: Seconds to wait for a new connection (libpq counts whole seconds, at least 2).
@@ -177,6 +178,10 @@ class PostgresStorage:
         self._available = True
         #: Operations given up on after QUERY_TIMEOUT, still cancelling on their connection.
         self._abandoned: set[asyncio.Task[Any]] = set()
+        #: Records by key, coherent across replicas through NOTIFY (see record_cache.py);
+        #: used only once this process listens for the invalidations.
+        self._cache = RecordCache()
+        self._caching = False
 
     @classmethod
     async def open(
@@ -210,7 +215,13 @@ class PostgresStorage:
         except PoolTimeout as exc:
             await pool.close()
             raise StorageError("unavailable", None, f"cannot connect: {exc}") from exc
-        return cls(pool, url)
+        storage = cls(pool, url)
+        try:
+            await storage.listen(CHANNEL, storage._cache.on_notification)
+            storage._caching = True
+        except Exception as exc:  # no listener: serve every read from the database
+            log.warning("record cache off: cannot listen for invalidations (%s)", exc)
+        return storage
 
     async def _run(self, work: Callable[[psycopg.AsyncConnection], Awaitable[T]]) -> T:
         """``work`` on a pooled connection, answered within ``QUERY_TIMEOUT`` whatever the
@@ -270,11 +281,18 @@ class PostgresStorage:
         return await self._run(fetch)
 
     async def get(self, key: Key) -> Record | None:
+        if self._caching and self._available:
+            cached = self._cache.get(key)
+            if cached is not None:
+                return cached
         rows = await self._fetch(self._sql["SELECT_RESOURCE"], _key_params(key))
         if not rows:
             return None
         id_, version, doc = rows[0]
-        return Record(key, id_, version, doc)
+        record = Record(key, id_, version, doc)
+        if self._caching:
+            self._cache.put(record)
+        return record
 
     async def list_page(self, request: ListRequest) -> list[Record]:
         query = compile_list(request, DIALECT, _SELECT_RECORD)
@@ -289,12 +307,22 @@ class PostgresStorage:
         return _records(await self._fetch(st.render(st.referrers_sql(len(kinds)), "%s"), [org, href, *kinds]))
 
     async def commit(self, ops: Sequence[Operation]) -> None:
+        keys = written_keys(ops)
+
         async def apply_all(conn: psycopg.AsyncConnection) -> None:
             async with conn.transaction():
                 for op in ops:
                     await self._apply(conn, op)
+                if keys:
+                    # Delivered at commit, to every replica's record cache (this one's too).
+                    await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload_for(keys)))
 
-        await self._run(apply_all)
+        try:
+            await self._run(apply_all)
+        finally:
+            # Whatever happened, the next read of these keys goes to the database: after a
+            # success it sees this write, after a lost compare-and-swap the winner's.
+            self._cache.evict(keys)
 
     async def events(self, key: Key, after_seq: int, limit: int) -> list[EventRecord]:
         rows = await self._fetch(self._sql["SELECT_EVENTS"], (*_key_params(key), after_seq, limit))

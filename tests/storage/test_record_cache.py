@@ -1,0 +1,77 @@
+"""The PostgreSQL record cache: coherent across processes through NOTIFY, never trusted by writes."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from plinth.storage.base import Delete, Key, Put, Record
+from plinth.storage.postgres import PostgresStorage
+from plinth.storage.record_cache import EVERYTHING, RecordCache, payload_for
+from tests.aio import RunAsync
+
+KEY = Key("acme", "gvc", "", "cached")
+
+
+def _record(version: int, doc: bytes = b"{}") -> Record:
+    return Record(KEY, "id-1", version, doc)
+
+
+def test_entries_expire_and_evict() -> None:
+    cache = RecordCache(ttl=0.05)
+    cache.put(_record(1))
+    assert cache.get(KEY) == _record(1)
+    time.sleep(0.1)
+    assert cache.get(KEY) is None
+    cache.put(_record(2))
+    cache.on_notification(payload_for([KEY]))
+    assert cache.get(KEY) is None
+
+
+def test_a_lost_listener_or_an_oversized_payload_clears_everything() -> None:
+    cache = RecordCache()
+    cache.put(_record(1))
+    cache.on_notification(None)
+    assert cache.get(KEY) is None
+    many = [Key("acme", "gvc", "", f"name-{i:05d}") for i in range(2000)]
+    assert payload_for(many) == EVERYTHING
+    cache.put(_record(1))
+    cache.on_notification(EVERYTHING)
+    assert cache.get(KEY) is None
+
+
+@pytest.mark.postgres
+def test_a_write_through_one_store_reaches_the_others_cache(run_async: RunAsync, fresh_pg_url: str) -> None:
+    async def scenario() -> tuple[int, int, float, Record | None]:
+        writer = await PostgresStorage.open(fresh_pg_url)
+        reader = await PostgresStorage.open(fresh_pg_url)
+        try:
+            await writer.commit([Put(_record(1, b'{"v": 1}'), None)])
+            first = await reader.get(KEY)  # now cached by the reader
+            assert first is not None
+            await writer.commit([Put(_record(2, b'{"v": 2}'), 1)])
+            own = await writer.get(KEY)  # the writer sees its own write at once
+            assert own is not None
+            started = time.monotonic()
+            seen = first
+            while seen is not None and seen.version != 2 and time.monotonic() - started < 3:
+                await asyncio.sleep(0.01)
+                seen = await reader.get(KEY)
+            delay = time.monotonic() - started
+            await writer.commit([Delete(KEY, 2)])
+            gone = await reader.get(KEY)
+            deadline = time.monotonic() + 3
+            while gone is not None and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+                gone = await reader.get(KEY)
+            return own.version, seen.version if seen else -1, delay, gone
+        finally:
+            await writer.close()
+            await reader.close()
+
+    own, seen, delay, gone = run_async(scenario())
+    assert own == 2 and seen == 2
+    assert delay < 1.0  # the documented bound for replicas (well under it in practice)
+    assert gone is None
