@@ -41,6 +41,8 @@ test: lint typecheck pytest
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+	$(BIN)/python -m bench.authz
+	$(BIN)/python -m bench.cli_startup
 
 fuzz: $(STAMP)
 	PLINTH_FUZZ_EXAMPLES=2000 $(BIN)/python -m pytest tests/fuzz -p no:xdist
