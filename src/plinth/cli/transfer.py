@@ -28,7 +28,7 @@ _SQLITE_FILE = "plinth.db"
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _store_options(function: F) -> F:
+def store_options(function: F) -> F:
     """The store options of ``plinth serve``, with the same environment variables."""
     function = click.option("--database-url", envvar="PLINTH_DATABASE_URL", help="postgresql://... selects PostgreSQL")(
         function
@@ -52,7 +52,7 @@ def _describe(counts: DumpCounts) -> str:
 
 
 @click.command("export")
-@_store_options
+@store_options
 @click.option("--output", "-o", default="-", show_default=True, help="The file to write, or - for standard output")
 def export_command(data_dir: Path, database_url: str | None, output: str) -> None:
     """Write every record, ref, event and meta entry of a store as JSON lines."""
@@ -92,7 +92,7 @@ async def _export(data_dir: Path, database_url: str | None, out: IO[bytes]) -> D
 
 
 @click.command("import")
-@_store_options
+@store_options
 @click.argument("file", default="-")
 @click.option("--batch", type=click.IntRange(1, 100_000), default=500, show_default=True, help="Rows per transaction")
 def import_command(data_dir: Path, database_url: str | None, file: str, batch: int) -> None:
