@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from plinth.server.settings import Settings
+from plinth.server.settings import REQUEST_TIMEOUT_S, Settings
 
 
 async def bootstrap(settings: Settings) -> tuple[str | None, str]:
@@ -54,6 +54,14 @@ def _announce(settings: Settings, key: str | None, org: str) -> str:
 @click.option("--tls-key", envvar="PLINTH_TLS_KEY", type=click.Path(exists=True, dir_okay=False))
 @click.option("--org", envvar="PLINTH_ORG", default="default", show_default=True, help="The org created on first start")
 @click.option("--access-log/--no-access-log", envvar="PLINTH_ACCESS_LOG", default=True, show_default=True)
+@click.option(
+    "--request-timeout",
+    envvar="PLINTH_REQUEST_TIMEOUT",
+    type=click.FloatRange(min=0),
+    default=REQUEST_TIMEOUT_S,
+    show_default=True,
+    help="Seconds a request's headers, then its body, may take to arrive (408 after; 0: no limit)",
+)
 @click.option("--init-profile", default=None, help="Create this CLI profile for the server when no profile exists")
 def serve_command(
     host: str,
@@ -65,6 +73,7 @@ def serve_command(
     tls_key: str | None,
     org: str,
     access_log: bool,
+    request_timeout: float,
     init_profile: str | None,
 ) -> None:
     """Run the API server (SQLite in --data-dir unless --database-url names PostgreSQL)."""
@@ -80,6 +89,7 @@ def serve_command(
         tls_key=tls_key,
         org=org,
         access_log=access_log,
+        request_timeout=request_timeout,
     )
     key, org = asyncio.run(bootstrap(settings))
     endpoint = _announce(settings, key, org)
@@ -87,6 +97,8 @@ def serve_command(
         _init_profile(init_profile, endpoint, settings, org)
     os.environ.update(settings.to_env())
     import uvicorn
+
+    from plinth.server import protocol
 
     uvicorn.run(
         "plinth.server.app:create_app",
@@ -100,7 +112,7 @@ def serve_command(
         access_log=False,
         server_header=False,
         loop="uvloop",
-        http="httptools",
+        http=protocol.IMPORT_PATH,
     )
 
 

@@ -128,7 +128,8 @@ class PlinthApp:
         info = parse_path(path)
         body = None
         if req.method in WITH_BODY:
-            body = decode_json(req, await read_body(scope, receive, req, self.settings.max_body_bytes))
+            raw = await read_body(scope, receive, req, self.settings.max_body_bytes, self.settings.request_timeout)
+            body = decode_json(req, raw)
         reply = await dispatch(self.services, req, info, body, who)
         if req.method != "GET" and self.watcher is not None:
             # This process may just have changed keys or policies: look again before the next request.
@@ -137,7 +138,7 @@ class PlinthApp:
 
     async def _open_path(self, req: Request) -> Reply:
         if req.method not in ("GET", "HEAD"):
-            raise MethodNotAllowed("Only GET is supported here", {"allow": "GET"})
+            raise MethodNotAllowed("Only GET is supported here", {"allow": "GET, HEAD"})
         if req.path == "/discovery":
             return Reply(200, system.discovery(req))
         if req.path == "/about":

@@ -11,6 +11,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 MAX_BODY_BYTES = 1024 * 1024
+REQUEST_TIMEOUT_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,8 @@ class Settings:
     org: str = "default"
     max_body_bytes: int = MAX_BODY_BYTES
     access_log: bool = True
+    #: Seconds a request may take to arrive: its headers, then its body (0: no limit).
+    request_timeout: float = REQUEST_TIMEOUT_S
 
     @property
     def store_name(self) -> str:
@@ -50,6 +53,8 @@ class Settings:
             default = f.default
             if isinstance(default, bool):
                 values[f.name] = raw not in ("0", "false", "False")
+            elif isinstance(default, float):
+                values[f.name] = float(raw)
             elif isinstance(default, int):
                 values[f.name] = int(raw)
             elif isinstance(default, Path):
