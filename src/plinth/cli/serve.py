@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from plinth.server.settings import REQUEST_TIMEOUT_S, Settings
+from plinth.server.settings import RATE_BURST, RATE_LIMIT, REQUEST_TIMEOUT_S, Settings
 
 
 async def bootstrap(settings: Settings) -> tuple[str | None, str]:
@@ -62,6 +62,22 @@ def _announce(settings: Settings, key: str | None, org: str) -> str:
     show_default=True,
     help="Seconds a request's headers, then its body, may take to arrive (408 after; 0: no limit)",
 )
+@click.option(
+    "--rate-limit",
+    envvar="PLINTH_RATE_LIMIT",
+    type=click.FloatRange(min=0),
+    default=RATE_LIMIT,
+    show_default=True,
+    help="Requests per second per principal, per process (429 past it; 0 disables)",
+)
+@click.option(
+    "--rate-burst",
+    envvar="PLINTH_RATE_BURST",
+    type=click.IntRange(min=1),
+    default=RATE_BURST,
+    show_default=True,
+    help="Requests a principal may make at once before --rate-limit applies",
+)
 @click.option("--init-profile", default=None, help="Create this CLI profile for the server when no profile exists")
 def serve_command(
     host: str,
@@ -74,6 +90,8 @@ def serve_command(
     org: str,
     access_log: bool,
     request_timeout: float,
+    rate_limit: float,
+    rate_burst: int,
     init_profile: str | None,
 ) -> None:
     """Run the API server (SQLite in --data-dir unless --database-url names PostgreSQL)."""
@@ -90,6 +108,8 @@ def serve_command(
         org=org,
         access_log=access_log,
         request_timeout=request_timeout,
+        rate_limit=rate_limit,
+        rate_burst=rate_burst,
     )
     key, org = asyncio.run(bootstrap(settings))
     endpoint = _announce(settings, key, org)

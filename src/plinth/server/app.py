@@ -3,12 +3,15 @@
 No framework sits between uvicorn and the engine: a request is parsed once, authenticated from
 a per-process cache, served from stored bytes, and logged as one JSON line. Middleware order,
 such as it is: errors outermost (every failure becomes ``{status, message, code, details, id}``),
-then open paths, then authentication, then the body, then the engine.
+then open paths, then authentication, then the rate limit (per principal; per client IP for
+open paths other than the health probes, and for failed authentication), then the body, then
+the engine.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Hashable
 from typing import Any
 
 from plinth.auth.authn import KeyAuthenticator
@@ -17,12 +20,13 @@ from plinth.auth.principal import Principal
 from plinth.engine.access import AccessControl
 from plinth.engine.requestinfo import parse_path
 from plinth.engine.service import Engine
-from plinth.errors import MethodNotAllowed, ServiceUnavailable, Unauthorized
+from plinth.errors import MethodNotAllowed, ServiceUnavailable, TooManyRequests, Unauthorized
 from plinth.kinds import REGISTRY
 from plinth.server import exporters, system
 from plinth.server.accesslog import AccessLog
 from plinth.server.errors import render_error
 from plinth.server.http import Request, decode_json, read_body
+from plinth.server.ratelimit import RateLimiter, retry_after
 from plinth.server.routes import Reply, Services, dispatch
 from plinth.server.settings import Settings
 from plinth.server.signing import SigningCache
@@ -30,6 +34,12 @@ from plinth.storage import open_storage
 from plinth.storage.base import Storage
 
 WITH_BODY = frozenset({"POST", "PUT", "PATCH"})
+
+
+def client_ip(scope: dict[str, Any]) -> str:
+    """The caller's address as uvicorn reports it (``X-Forwarded-For`` from trusted proxies)."""
+    client = scope.get("client")
+    return client[0] if client else "unknown"
 
 
 def bearer_token(req: Request) -> str | None:
@@ -52,6 +62,7 @@ class PlinthApp:
         self.authenticator: KeyAuthenticator | None = None
         self.watcher: GenerationWatcher | None = None
         self.access_log = AccessLog(settings.access_log)
+        self.limiter = RateLimiter(settings.rate_limit, settings.rate_burst) if settings.rate_limit > 0 else None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
@@ -115,11 +126,34 @@ class PlinthApp:
             raise Unauthorized("The credentials are not valid")
         return principal
 
+    def _limit(self, caller: Hashable) -> None:
+        """Take one token from the caller's bucket, or answer 429 (``server/ratelimit.py``)."""
+        limiter = self.limiter
+        if limiter is None:
+            return
+        wait = limiter.take(caller)
+        if wait:
+            seconds = retry_after(wait)
+            s = self.settings
+            raise TooManyRequests(
+                f"Too many requests: at most {s.rate_limit:g} per second (bursts of {s.rate_burst}) per caller; "
+                f"retry in {seconds} s",
+                {"retry_after_s": int(seconds)},
+                {"Retry-After": seconds},
+            )
+
     async def _handle(self, req: Request, scope: dict[str, Any], receive: Any) -> Reply:
         path = req.path
         if path in system.OPEN_PATHS:
+            if path not in system.PROBES:
+                self._limit(client_ip(scope))
             return await self._open_path(req)
-        who = await self._authenticate(req)
+        try:
+            who = await self._authenticate(req)
+        except Unauthorized:
+            self._limit(client_ip(scope))
+            raise
+        self._limit(who)
         if self.services is None:
             raise ServiceUnavailable("The server is starting")
         exporter = exporters.exporter_of(path)

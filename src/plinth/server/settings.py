@@ -12,6 +12,8 @@ from pathlib import Path
 
 MAX_BODY_BYTES = 1024 * 1024
 REQUEST_TIMEOUT_S = 30.0
+RATE_LIMIT = 100.0
+RATE_BURST = 200
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,10 @@ class Settings:
     access_log: bool = True
     #: Seconds a request may take to arrive: its headers, then its body (0: no limit).
     request_timeout: float = REQUEST_TIMEOUT_S
+    #: Requests per second per principal (per client IP without credentials); 0 disables.
+    rate_limit: float = RATE_LIMIT
+    #: How many requests a principal may make at once before the rate applies.
+    rate_burst: int = RATE_BURST
 
     @property
     def store_name(self) -> str:
