@@ -220,3 +220,48 @@ def test_405_names_the_allowed_methods_in_the_allow_header(
 def test_the_server_still_answers_after_all_that(server: ServerProcess, api: httpx.Client) -> None:
     assert server.process.poll() is None
     assert api.get("/org/acme").status_code == 200
+
+
+# -- NUL characters (PostgreSQL cannot store them: refused on every backend alike) ---------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"name": "{n}", "description": "a\u0000b"},
+        {"name": "{n}", "tags": {"k\u0000": "v"}},
+        {"name": "{n}", "tags": {"k": "v\u0000"}},
+    ],
+)
+def test_nul_in_a_body_string_is_400_and_nothing_is_stored(api: httpx.Client, unique: str, body: Any) -> None:
+    body = orjson.loads(orjson.dumps(body).replace(b"{n}", unique.encode()))
+    err = _error(api.post("/org/acme/gvc", json=body), 400, "bad_request")
+    assert "U+0000" in err["message"]
+    _absent(api, f"/org/acme/gvc/{unique}")
+
+
+def test_nul_in_a_query_is_400(api: httpx.Client) -> None:
+    for term in ({"property": "description", "value": "a\u0000"}, {"tag": "t\u0000", "value": "x"}):
+        _error(api.post("/org/acme/gvc/-query", json={"spec": {"terms": [term]}}), 400)
+
+
+def test_an_escaped_backslash_before_u0000_is_just_text(api: httpx.Client, unique: str) -> None:
+    r = api.post("/org/acme/gvc", json={"name": unique, "description": "C:\\u0000"})
+    assert r.status_code == 201, r.text
+    assert api.get(f"/org/acme/gvc/{unique}").json()["description"] == "C:\\u0000"
+    api.delete(f"/org/acme/gvc/{unique}")
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/org/acme/gvc/nu%00l", "/org/ac%00me/gvc", "/org/acme/domain/a%00.example.com", "/org/acme/user/a%00@x.io"],
+)
+def test_nul_in_a_path_is_404(api: httpx.Client, path: str) -> None:
+    _error(api.get(path), 404, "not_found")
+
+
+def test_a_forged_cursor_holding_nul_is_400(api: httpx.Client) -> None:
+    import base64
+
+    token = base64.urlsafe_b64encode(orjson.dumps({"v": 1, "p": "", "n": "a\u0000"})).decode().rstrip("=")
+    assert _error(api.get("/org/acme/gvc", params={"cursor": token}), 400)["details"] == {"parameter": "cursor"}

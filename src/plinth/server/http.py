@@ -11,7 +11,7 @@ from urllib.parse import parse_qs
 import orjson
 
 from plinth.errors import BadRequest, PayloadTooLarge, RequestTimeout, UnsupportedMediaType
-from plinth.server.limits import MAX_JSON_DEPTH, json_too_deep, utf8_error
+from plinth.server.limits import MAX_JSON_DEPTH, has_nul, json_too_deep, utf8_error
 
 Scope = dict[str, Any]
 JSON_TYPES = ("application/json", "application/merge-patch+json")
@@ -115,6 +115,8 @@ def decode_json(request: Request, raw: bytes) -> Any:
             f"The request body nests arrays and objects more than {MAX_JSON_DEPTH} levels deep",
             {"limit": MAX_JSON_DEPTH},
         )
+    if has_nul(raw):
+        raise BadRequest("Strings in the request body cannot contain U+0000 (NUL)")
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as exc:

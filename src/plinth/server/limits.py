@@ -5,6 +5,8 @@
   itself allows 1024, deeper than Python's recursion in the engine (PATCH merges, validation)
   can safely follow, and deeper than any item of the API needs.
 - The body must be UTF-8 (RFC 8259) -> 400 naming the first bad byte.
+- No string may hold U+0000 (NUL) -> 400: PostgreSQL cannot store it in text or jsonb, so it is
+  refused on both backends alike (and anywhere in a path: 404, ``engine/requestinfo.py``).
 - The request line and headers together: at most :data:`MAX_HEADER_BYTES` -> 431 (enforced by
   the connection guard, ``server/protocol.py``).
 
@@ -16,6 +18,8 @@ pairs once per level.
 """
 
 from __future__ import annotations
+
+import re
 
 MAX_JSON_DEPTH = 64
 MAX_HEADER_BYTES = 32 * 1024
@@ -48,6 +52,16 @@ def json_too_deep(raw: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
             return False  # all levels gone, or unbalanced (not JSON: the decoder says so)
         structure = shorter
     return True
+
+
+# A NUL can only reach a JSON string escaped (a raw control character is not JSON): "\u0000"
+# preceded by an even number of backslashes (an odd number escapes the escape itself).
+_NUL_ESCAPE = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")
+
+
+def has_nul(raw: bytes) -> bool:
+    """Whether the JSON text ``raw`` holds a string with U+0000; one ``bytes`` search when not."""
+    return b"\\u0000" in raw and _NUL_ESCAPE.search(raw) is not None
 
 
 def utf8_error(raw: bytes) -> str | None:
