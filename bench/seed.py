@@ -47,7 +47,7 @@ class BufferedCommits:
         self._commits = 0
         self._read: dict[Key, Record | None] = {}
 
-    async def get(self, key: Key) -> Record | None:
+    async def get(self, key: Key, *, fresh: bool = False) -> Record | None:
         if key.kind == self._seeded_kind:
             # The engine's "does the name exist" read, answered from one listing made before
             # the seed (a round trip an item saved); names stored before still read through.

@@ -12,11 +12,13 @@ Tree::
     ├── Unauthorized              401 unauthorized
     ├── Forbidden                 403 forbidden     (details.permission names what was missing)
     ├── NotFound                  404 not_found     (details: {kind, name} when about an item)
-    ├── MethodNotAllowed          405 method_not_allowed
+    ├── MethodNotAllowed          405 method_not_allowed (details.allow, and the Allow header)
+    ├── RequestTimeout            408 request_timeout (the request did not arrive in time)
     ├── Conflict                  409 conflict      (stale version, name taken, dependants)
     ├── PayloadTooLarge           413 payload_too_large
     ├── UnsupportedMediaType      415 unsupported_media_type
-    ├── TooManyRequests           429 too_many_requests
+    ├── TooManyRequests           429 too_many_requests (the Retry-After header says when to retry)
+    ├── HeadersTooLarge           431 headers_too_large
     └── ServiceUnavailable        503 unavailable   (the store cannot be reached)
 
 Validation errors are collected, never raised one by one: a hook returns a list of
@@ -101,8 +103,21 @@ class NotFound(APIError):
 
 
 class MethodNotAllowed(APIError):
+    """``details.allow`` lists the methods the path answers; it is sent as the ``Allow`` header too."""
+
     status = 405
     code = "method_not_allowed"
+
+    def __init__(self, message: str, details: Any = None, headers: dict[str, str] | None = None):
+        allow = details.get("allow") if isinstance(details, dict) else None
+        if allow and not headers:
+            headers = {"Allow": allow}
+        super().__init__(message, details, headers)
+
+
+class RequestTimeout(APIError):
+    status = 408
+    code = "request_timeout"
 
 
 class Conflict(APIError):
@@ -125,6 +140,11 @@ class TooManyRequests(APIError):
     code = "too_many_requests"
 
 
+class HeadersTooLarge(APIError):
+    status = 431
+    code = "headers_too_large"
+
+
 class ServiceUnavailable(APIError):
     status = 503
     code = "unavailable"
@@ -141,9 +161,11 @@ __all__ = [
     "Conflict",
     "FieldError",
     "Forbidden",
+    "HeadersTooLarge",
     "MethodNotAllowed",
     "NotFound",
     "PayloadTooLarge",
+    "RequestTimeout",
     "ServiceUnavailable",
     "TooManyRequests",
     "Unauthorized",

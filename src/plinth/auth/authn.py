@@ -68,7 +68,8 @@ class KeyAuthenticator:
             claims = await verify(token, self._public_key)
         except InvalidToken:
             return None, None
-        record = await self._storage.get(Key(claims.org, "serviceaccount", "", claims.serviceaccount))
+        # Fresh: a revoked key must not live on in a read cache (this runs once per token and generation).
+        record = await self._storage.get(Key(claims.org, "serviceaccount", "", claims.serviceaccount), fresh=True)
         if record is None:
             return None, None
         names = {k.get("name") for k in orjson.loads(record.doc).get("keys", [])}

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from plinth.server.settings import Settings
+from plinth.server.settings import RATE_BURST, RATE_LIMIT, REQUEST_TIMEOUT_S, Settings
 
 
 async def bootstrap(settings: Settings) -> tuple[str | None, str]:
@@ -82,6 +82,30 @@ def _announce(settings: Settings, key: str | None, org: str, waiting: bool = Fal
     type=click.Path(exists=True, dir_okay=False),
     help="The issuer's keys as a JWKS file, instead of fetching them",
 )
+@click.option(
+    "--request-timeout",
+    envvar="PLINTH_REQUEST_TIMEOUT",
+    type=click.FloatRange(min=0),
+    default=REQUEST_TIMEOUT_S,
+    show_default=True,
+    help="Seconds a request's headers, then its body, may take to arrive (408 after; 0: no limit)",
+)
+@click.option(
+    "--rate-limit",
+    envvar="PLINTH_RATE_LIMIT",
+    type=click.FloatRange(min=0),
+    default=RATE_LIMIT,
+    show_default=True,
+    help="Requests per second per principal, per process (429 past it; 0 disables)",
+)
+@click.option(
+    "--rate-burst",
+    envvar="PLINTH_RATE_BURST",
+    type=click.IntRange(min=1),
+    default=RATE_BURST,
+    show_default=True,
+    help="Requests a principal may make at once before --rate-limit applies",
+)
 @click.option("--init-profile", default=None, help="Create this CLI profile for the server when no profile exists")
 def serve_command(
     host: str,
@@ -96,6 +120,9 @@ def serve_command(
     oidc_issuer: str | None,
     oidc_audience: str | None,
     oidc_jwks_file: str | None,
+    request_timeout: float,
+    rate_limit: float,
+    rate_burst: int,
     init_profile: str | None,
 ) -> None:
     """Run the API server (SQLite in --data-dir unless --database-url names PostgreSQL)."""
@@ -115,6 +142,9 @@ def serve_command(
         oidc_issuer=oidc_issuer or None,
         oidc_audience=oidc_audience or None,
         oidc_jwks_file=str(Path(oidc_jwks_file).resolve()) if oidc_jwks_file else None,
+        request_timeout=request_timeout,
+        rate_limit=rate_limit,
+        rate_burst=rate_burst,
     )
     key, org, waiting = _bootstrap_or_wait(settings)
     endpoint = _announce(settings, key, org, waiting)
@@ -122,6 +152,8 @@ def serve_command(
         _init_profile(init_profile, endpoint, settings, org)
     os.environ.update(settings.to_env())
     import uvicorn
+
+    from plinth.server import protocol
 
     uvicorn.run(
         "plinth.server.app:create_app",
@@ -135,7 +167,7 @@ def serve_command(
         access_log=False,
         server_header=False,
         loop="uvloop",
-        http="httptools",
+        http=protocol.IMPORT_PATH,
     )
 
 

@@ -38,6 +38,23 @@ def encode_cursor(start: PageStart, query: dict[str, Any] | None = None) -> str:
     return base64.urlsafe_b64encode(orjson.dumps(body)).decode().rstrip("=")
 
 
+def _holds_nul(value: Any) -> bool:
+    """Whether any string in a decoded cursor holds U+0000, which no store can take.
+    Iterative: a forged cursor may nest as deep as the decoder allows."""
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            todo += item.keys()
+            todo += item.values()
+        elif isinstance(item, list):
+            todo += item
+    return False
+
+
 def decode_cursor(token: str) -> Cursor:
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
@@ -51,6 +68,7 @@ def decode_cursor(token: str) -> Cursor:
         or not isinstance(body.get("n"), str)
         or isinstance(body.get("s"), dict | list)
         or not isinstance(body.get("q", {}), dict)
+        or _holds_nul(body)
     ):
         raise BadRequest("The paging cursor is not valid", {"parameter": "cursor"})
     return Cursor(PageStart(body["p"], body["n"], body.get("s")), body.get("q"))

@@ -15,7 +15,9 @@ At any depth of the patch document:
   (elements with an unknown name are appended).
 
 Directives are applied after the plain keys of the same object, in the order
-``$replace``, ``$patch``, ``$append``, ``$drop``. A malformed directive is a 400 naming its path.
+``$replace``, ``$patch``, ``$append``, ``$drop``. A malformed directive is a 400 naming its path,
+and so is a field sent both plainly and with ``$replace/`` in the same object (``tags`` and
+``$replace/tags``): the plain value would be merged and then overwritten unseen.
 """
 
 from __future__ import annotations
@@ -63,6 +65,9 @@ def _merge(
             target[key] = _merge({}, value, _join(prefix, key), errors, org)
         else:
             target[key] = copy.deepcopy(value)
+    for d, field, _ in directives:
+        if d == "$replace/" and field in patch:
+            errors.append(FieldError(_join(prefix, d + field), f"cannot be sent with '{field}' in the same object"))
     for directive in DIRECTIVES:
         for d, field, value in directives:
             if d == directive:
@@ -103,6 +108,9 @@ def _directive(
         if current is None:
             return
         if isinstance(current, dict):
+            if not all(isinstance(k, str) for k in value):
+                errors.append(FieldError(path, f"keys to drop from '{field}' must be strings"))
+                return
             target[field] = {k: v for k, v in current.items() if k not in value}
         elif isinstance(current, list):
             links = {c for c in (_canonical_link(v, org) for v in value) if c is not None}

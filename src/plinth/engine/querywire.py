@@ -88,9 +88,13 @@ def parse_query(kind: KindSpec, body: Any) -> tuple[Filter, dict[str, Any]]:
         raise ValidationFailed([FieldError("(body)", "must be an object")], "query")
     for key in sorted(set(body) - {"kind", "context", "fetch", "spec"}):
         errors.append(FieldError(key, "unknown field"))
+    if not isinstance(body.get("context", {}), dict | None):
+        errors.append(FieldError("context", "must be an object"))
     if body.get("fetch", "items") not in ("items", "links"):
         errors.append(FieldError("fetch", "must be items or links"))
-    spec = body.get("spec") or {}
+    spec = body.get("spec")
+    if spec is None:
+        spec = {}
     if not isinstance(spec, dict):
         raise ValidationFailed([FieldError("spec", "must be an object")], "query")
     for key in sorted(set(spec) - {"match", "terms", "sort"}):
@@ -98,8 +102,10 @@ def parse_query(kind: KindSpec, body: Any) -> tuple[Filter, dict[str, Any]]:
     match = spec.get("match", "all")
     if match not in ("all", "any", "none"):
         errors.append(FieldError("spec.match", "must be all, any or none"))
-    raw_terms = spec.get("terms") or []
-    if not isinstance(raw_terms, list):
+    raw_terms = spec.get("terms")
+    if raw_terms is None:
+        raw_terms = []
+    elif not isinstance(raw_terms, list):
         errors.append(FieldError("spec.terms", "must be an array"))
         raw_terms = []
     terms = [_term(kind, t, f"spec.terms[{i}]", errors) for i, t in enumerate(raw_terms)]

@@ -15,9 +15,11 @@ Shapes (api.md §0)::
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
-from plinth.errors import NotFound
+from plinth.errors import NotFound, not_found
+from plinth.meta import NAME_MAX, NAME_PATTERN
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +42,18 @@ def _unknown(path: str) -> NotFound:
     return NotFound(f"No API path matches '{path}'", {"path": path})
 
 
+@functools.lru_cache(maxsize=1024)
+def _can_exist(name: str) -> bool:
+    return len(name) <= NAME_MAX and NAME_PATTERN.fullmatch(name) is not None
+
+
+def _require_parent(kind: str, name: str) -> None:
+    """An org or GVC in a parent position must have a valid name: no such item can exist
+    otherwise, so anything under it is 404 (not, say, an empty list)."""
+    if not _can_exist(name):
+        raise not_found(kind, name)
+
+
 def _split_action(segments: list[str]) -> tuple[list[str], str | None, tuple[str, ...]]:
     for i, seg in enumerate(segments):
         if seg.startswith("-") and len(seg) > 1:
@@ -53,7 +67,7 @@ def parse_path(path: str) -> RequestInfo:
     if path.endswith("/") and len(path) > 1:
         path = path[:-1]
     segments = path.split("/")[1:]
-    if not segments or segments[0] != "org" or any(s == "" for s in segments):
+    if not segments or segments[0] != "org" or any(s == "" for s in segments) or "\x00" in path:
         raise _unknown(raw)
     rest, action, args = _split_action(segments[1:])
     if not rest:
@@ -70,10 +84,12 @@ def parse_path(path: str) -> RequestInfo:
         if len(rest) == 1 and action == "schema" and args == ("permissions",):
             return RequestInfo(kind="org", org=org, action=action, action_args=args)
         raise _unknown(raw)
+    _require_parent("org", org)
     if rest[0] == "gvc" and len(rest) >= 2:
         gvc = rest[1]
         if len(rest) == 2:
             return RequestInfo(kind="gvc", org=org, name=gvc, action=action, action_args=args)
+        _require_parent("gvc", gvc)
         if len(rest) == 3:
             return RequestInfo(kind=rest[2], org=org, gvc=gvc, action=action, action_args=args)
         if len(rest) == 4:

@@ -156,9 +156,9 @@ class Engine:
         require(access, t.kind, "view", t.href, stamp_of(record), lambda: orjson.loads(record.doc))
         return record.doc
 
-    async def _get(self, key: Key, t: Target) -> Record | None:
+    async def _get(self, key: Key, t: Target, fresh: bool = False) -> Record | None:
         try:
-            return await self.storage.get(key)
+            return await self.storage.get(key, fresh=fresh)
         except StorageError as exc:
             raise storage_error(exc, t.kind.name, t.name) from exc
 
@@ -255,7 +255,8 @@ class Engine:
     async def _write(self, t: Target, w: Write) -> WriteResult:
         for _ in range(MAX_ATTEMPTS):
             parent = await self._require_container(t)
-            old_record = await self._get(t.key, t)
+            # Fresh: a write's precondition is judged on the stored version, never a cached one.
+            old_record = await self._get(t.key, t, fresh=True)
             if old_record is None and w.mode == "update":
                 raise not_found(t.kind.name, t.name)
             if old_record is not None and w.mode == "create":
@@ -341,7 +342,7 @@ class Engine:
         t = self.target(info)
         self.require_verb(t.kind, "delete")
         for _ in range(MAX_ATTEMPTS):
-            record = await self._get(t.key, t)
+            record = await self._get(t.key, t, fresh=True)
             if record is None:
                 raise not_found(t.kind.name, t.name)
             item = orjson.loads(record.doc)

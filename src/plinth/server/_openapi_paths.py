@@ -26,12 +26,17 @@ Schema = dict[str, Any]
 Operation = dict[str, Any]
 PathItem = dict[str, Any]
 
-#: Errors every authenticated operation may answer.
-COMMON_ERRORS = (401, 403, 404, 429, 500, 503)
+#: Errors every authenticated operation may answer: 408 and 431 come from the connection guard
+#: (``server/protocol.py``) before any routing, 429 from the rate limit.
+COMMON_ERRORS = (401, 403, 404, 408, 429, 431, 500, 503)
 PAGED_ERRORS = (400, *COMMON_ERRORS)
 BODY_ERRORS = (400, 413, 415, *COMMON_ERRORS)
 WRITE_ERRORS = (400, 409, 413, 415, *COMMON_ERRORS)
 DELETE_ERRORS = (409, *COMMON_ERRORS)
+
+
+#: The spellings of a boolean query parameter the server accepts (``server/http.py``, ``Request.flag``).
+FLAG_PATTERN = "^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|[Yy][Ee][Ss]|[Nn][Oo]|1|0)$"
 
 
 def _param(name: str) -> Schema:
@@ -44,13 +49,15 @@ def parameters() -> dict[str, Schema]:
         "Limit": {
             "name": "limit",
             "in": "query",
-            "description": "Page size.",
+            "description": "Page size (empty: the default).",
+            "allowEmptyValue": True,
             "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE, "default": DEFAULT_PAGE_SIZE},
         },
         "Cursor": {
             "name": "cursor",
             "in": "query",
-            "description": "Opaque continuation token, from the href of a 'next' link.",
+            "description": "Opaque continuation token, from the href of a 'next' link (empty: the first page).",
+            "allowEmptyValue": True,
             "schema": {"type": "string"},
         },
         "QueryCursor": {
@@ -58,13 +65,17 @@ def parameters() -> dict[str, Schema]:
             "in": "query",
             "required": True,
             "description": "The token of a query result's 'next' link; it carries the query itself.",
-            "schema": {"type": "string"},
+            "schema": {"type": "string", "minLength": 1},
         },
         "DryRun": {
             "name": "dryRun",
             "in": "query",
-            "description": "Validate and answer with the resulting item (200) without saving it.",
-            "schema": {"type": "boolean"},
+            "description": (
+                "Validate and answer with the resulting item (200) without saving it. true/false in any case, "
+                "1/0, yes/no; an empty value (?dryRun) is true; anything else is a 400."
+            ),
+            "allowEmptyValue": True,
+            "schema": {"anyOf": [{"type": "boolean"}, {"type": "string", "pattern": FLAG_PATTERN}]},
         },
     }
 
@@ -76,6 +87,11 @@ def headers() -> dict[str, Schema]:
             "schema": {"type": "string"},
         },
         "Location": {"description": "The link of the created item.", "schema": {"type": "string"}},
+        "RetryAfter": {
+            "description": "Whole seconds until the caller's rate limit lets a request through again.",
+            "required": True,
+            "schema": {"type": "string", "pattern": "^[1-9][0-9]*$"},
+        },
     }
 
 
@@ -95,6 +111,8 @@ def error_responses(codes: dict[int, list[str]]) -> dict[str, Schema]:
         narrowed = {"allOf": [ref("Error"), {"properties": {"status": {"const": status}, "code": {"enum": names}}}]}
         reply = _reply(f"Error ({', '.join(names)})")
         reply["content"] = {"application/json": {"schema": narrowed}}
+        if status == 429:
+            reply["headers"]["Retry-After"] = {"$ref": "#/components/headers/RetryAfter"}
         out[f"Error{status}"] = reply
     return out
 
@@ -269,20 +287,24 @@ def _org_as_name(kind: KindSpec) -> Schema:
 def system_paths() -> dict[str, PathItem]:
     """The open paths (``server/system.py``): no credentials needed."""
 
-    def get(op_id: str, summary: str, ok: dict[str, Schema]) -> PathItem:
+    def get(op_id: str, summary: str, ok: dict[str, Schema], probe: bool = False) -> PathItem:
         op = {"operationId": op_id, "summary": summary, "tags": ["system"], "security": []}
-        return {"get": {**op, "responses": {**ok, "500": {"$ref": "#/components/responses/Error500"}}}}
+        # Health probes are never rate limited (server/app.py); the other open paths are, per address.
+        errors = (408, 431, 500) if probe else (408, 429, 431, 500)
+        failures = {str(s): {"$ref": f"#/components/responses/Error{s}"} for s in errors}
+        return {"get": {**op, "responses": {**ok, **failures}}}
 
     openapi = _reply("This document")
     openapi["content"] = {"application/json": {"schema": {"type": "object"}}}
     return {
         "/discovery": get("getDiscovery", "Service endpoints", {"200": _reply("Endpoints", "Discovery")}),
         "/about": get("getAbout", "Server name, version and store", {"200": _reply("About", "About")}),
-        "/healthz": get("getHealth", "Liveness", {"200": _reply("Alive", "Health")}),
+        "/healthz": get("getHealth", "Liveness", {"200": _reply("Alive", "Health")}, probe=True),
         "/readyz": get(
             "getReadiness",
             "Readiness: the store answers",
             {"200": _reply("Ready", "Readiness"), "503": _reply("Not ready", "Readiness")},
+            probe=True,
         ),
         "/openapi.json": get("getOpenApi", "This OpenAPI document", {"200": openapi}),
     }

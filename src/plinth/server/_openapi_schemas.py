@@ -298,7 +298,8 @@ class KindSchemas:
             props["$replace/spec"] = full_spec
         description = (
             "Merged into the stored item: objects merge, null removes a field, arrays replace; "
-            "'$replace/f', '$append/f', '$drop/f' and '$patch/f' edit field f wholesale or by element. " + IGNORED
+            "'$replace/f', '$append/f', '$drop/f' and '$patch/f' edit field f wholesale or by element "
+            "('$replace/f' and a plain 'f' in the same object are a 400). " + IGNORED
         )
         return _obj(props, description=description)
 
@@ -342,8 +343,8 @@ class KindSchemas:
         )
         return _obj(
             {
-                "kind": {"type": "string", "description": "Ignored: the path names the kind."},
-                "context": {"type": "object"},
+                "kind": {"description": "Any value, ignored: the path names the kind (some clients send junk)."},
+                "context": {"type": ["object", "null"], "description": "Accepted and ignored."},
                 "fetch": {"enum": ["items", "links"]},
                 "spec": nullable(spec),
             }

@@ -3,7 +3,9 @@
 No framework sits between uvicorn and the engine: a request is parsed once, authenticated from
 a per-process cache, served from stored bytes, and logged as one JSON line. Middleware order,
 such as it is: errors outermost (every failure becomes ``{status, message, code, details, id}``),
-then open paths, then authentication, then the body, then the engine.
+then open paths, then authentication, then the rate limit (per principal; per client IP for
+open paths other than the health probes, and for failed authentication), then the body, then
+the engine.
 
 A PostgreSQL store that cannot be reached at start does not stop the process: it serves
 ``/healthz`` (alive) and answers ``/readyz`` and the API with 503 until the store answers, then
@@ -17,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
@@ -28,13 +31,14 @@ from plinth.auth.principal import Principal
 from plinth.engine.access import AccessControl
 from plinth.engine.requestinfo import parse_path
 from plinth.engine.service import Engine
-from plinth.errors import MethodNotAllowed, ServiceUnavailable, Unauthorized
+from plinth.errors import MethodNotAllowed, ServiceUnavailable, TooManyRequests, Unauthorized
 from plinth.kinds import REGISTRY
 from plinth.server import bootstrap as first_start
 from plinth.server import exporters, system
 from plinth.server.accesslog import AccessLog
 from plinth.server.errors import render_error
 from plinth.server.http import Request, decode_json, read_body
+from plinth.server.ratelimit import RateLimiter, retry_after
 from plinth.server.routes import Reply, Services, dispatch
 from plinth.server.settings import Settings
 from plinth.server.signing import SigningCache
@@ -49,6 +53,12 @@ OPEN_RETRY_MAX_S = 2.0
 STILL_WAITING_LOG_S = 30.0
 STARTING = "The server is starting: the data store is not reachable yet; try again shortly"
 log = logging.getLogger("plinth.server")
+
+
+def client_ip(scope: dict[str, Any]) -> str:
+    """The caller's address as uvicorn reports it (``X-Forwarded-For`` from trusted proxies)."""
+    client = scope.get("client")
+    return client[0] if client else "unknown"
 
 
 def bearer_token(req: Request) -> str | None:
@@ -95,6 +105,7 @@ class PlinthApp:
         self.watcher: GenerationWatcher | None = None
         self.access_log = AccessLog(settings.access_log)
         self._opening: asyncio.Task[None] | None = None
+        self.limiter = RateLimiter(settings.rate_limit, settings.rate_burst) if settings.rate_limit > 0 else None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
@@ -209,11 +220,34 @@ class PlinthApp:
             raise Unauthorized("The credentials are not valid")
         return principal
 
+    def _limit(self, caller: Hashable) -> None:
+        """Take one token from the caller's bucket, or answer 429 (``server/ratelimit.py``)."""
+        limiter = self.limiter
+        if limiter is None:
+            return
+        wait = limiter.take(caller)
+        if wait:
+            seconds = retry_after(wait)
+            s = self.settings
+            raise TooManyRequests(
+                f"Too many requests: at most {s.rate_limit:g} per second (bursts of {s.rate_burst}) per caller; "
+                f"retry in {seconds} s",
+                {"retry_after_s": int(seconds)},
+                {"Retry-After": seconds},
+            )
+
     async def _handle(self, req: Request, scope: dict[str, Any], receive: Any) -> Reply:
         path = req.path
         if path in system.OPEN_PATHS:
+            if path not in system.PROBES:
+                self._limit(client_ip(scope))
             return await self._open_path(req)
-        who = await self._authenticate(req)
+        try:
+            who = await self._authenticate(req)
+        except Unauthorized:
+            self._limit(client_ip(scope))
+            raise
+        self._limit(who)
         if self.services is None:
             raise ServiceUnavailable(STARTING, headers={"Retry-After": "1"})
         exporter = exporters.exporter_of(path)
@@ -222,7 +256,8 @@ class PlinthApp:
         info = parse_path(path)
         body = None
         if req.method in WITH_BODY:
-            body = decode_json(req, await read_body(scope, receive, req, self.settings.max_body_bytes))
+            raw = await read_body(scope, receive, req, self.settings.max_body_bytes, self.settings.request_timeout)
+            body = decode_json(req, raw)
         reply = await dispatch(self.services, req, info, body, who)
         if req.method != "GET" and self.watcher is not None:
             # This process may just have changed keys or policies: look again before the next request.
@@ -231,7 +266,7 @@ class PlinthApp:
 
     async def _open_path(self, req: Request) -> Reply:
         if req.method not in ("GET", "HEAD"):
-            raise MethodNotAllowed("Only GET is supported here", {"allow": "GET"})
+            raise MethodNotAllowed("Only GET is supported here", {"allow": "GET, HEAD"})
         if req.path == "/discovery":
             return Reply(200, system.discovery(req))
         if req.path == "/about":

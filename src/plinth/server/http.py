@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import uuid
 from dataclasses import dataclass, field
@@ -10,10 +11,13 @@ from urllib.parse import parse_qs
 
 import orjson
 
-from plinth.errors import BadRequest, PayloadTooLarge, UnsupportedMediaType
+from plinth.errors import BadRequest, PayloadTooLarge, RequestTimeout, UnsupportedMediaType
+from plinth.server.limits import MAX_JSON_DEPTH, has_nul, json_too_deep, utf8_error
 
 Scope = dict[str, Any]
 JSON_TYPES = ("application/json", "application/merge-patch+json")
+_TRUE = frozenset({"", "true", "1", "yes"})
+_FALSE = frozenset({"false", "0", "no"})
 
 
 _ID_PREFIX = str(uuid.uuid4())[:24]  # random per process: ids stay unique across workers and restarts
@@ -53,8 +57,19 @@ class Request:
         return self._params.get(name)
 
     def flag(self, name: str) -> bool:
+        """A boolean query parameter: absent is false; a value that is not a boolean is a 400.
+
+        Strict on purpose: ``?dryRun=ture`` must not quietly write for real.
+        """
         value = self.param(name)
-        return value is not None and value.lower() in ("", "true", "1", "yes")
+        if value is None:
+            return False
+        lowered = value.lower()
+        if lowered in _TRUE:
+            return True
+        if lowered in _FALSE:
+            return False
+        raise BadRequest(f"Query parameter '{name}' must be true or false", {"parameter": name})
 
     @property
     def base_url(self) -> str:
@@ -62,10 +77,26 @@ class Request:
         return f"{self.scheme}://{host}"
 
 
-async def read_body(scope: Scope, receive: Any, request: Request, limit: int) -> bytes:
+async def read_body(scope: Scope, receive: Any, request: Request, limit: int, timeout: float = 0) -> bytes:
+    """The whole body: at most ``limit`` bytes (413), within ``timeout`` seconds (408; 0: no limit).
+
+    The clock starts when the app starts, once the headers are in; a client that trickles its
+    body gets 408 and its connection is closed, without holding any other request back.
+    """
     declared = request.headers.get(b"content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise PayloadTooLarge(f"The request body is larger than {limit} bytes")
+    if timeout <= 0:
+        return await _read_all(receive, limit)
+    try:
+        async with asyncio.timeout(timeout):
+            return await _read_all(receive, limit)
+    except TimeoutError:
+        message = f"The request body did not arrive within {timeout:g} s"
+        raise RequestTimeout(message, {"timeout_s": timeout}, {"Connection": "close"}) from None
+
+
+async def _read_all(receive: Any, limit: int) -> bytes:
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -89,7 +120,17 @@ def decode_json(request: Request, raw: bytes) -> Any:
     ctype = request.headers.get(b"content-type", b"application/json").decode("latin-1").split(";")[0].strip().lower()
     if ctype not in JSON_TYPES and not ctype.endswith("+json"):
         raise UnsupportedMediaType(f"Content-Type '{ctype}' is not supported; send application/json")
+    if json_too_deep(raw):
+        raise BadRequest(
+            f"The request body nests arrays and objects more than {MAX_JSON_DEPTH} levels deep",
+            {"limit": MAX_JSON_DEPTH},
+        )
+    if has_nul(raw):
+        raise BadRequest("Strings in the request body cannot contain U+0000 (NUL)")
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
+        bad_utf8 = utf8_error(raw)
+        if bad_utf8 is not None:
+            raise BadRequest(f"The request body is not UTF-8: {bad_utf8}") from exc
         raise BadRequest(f"The request body is not valid JSON: {exc}") from exc

@@ -16,6 +16,7 @@ from plinth.engine.paging import page_size
 from plinth.engine.requestinfo import RequestInfo
 from plinth.engine.service import Engine, WriteResult
 from plinth.errors import Conflict, Forbidden, MethodNotAllowed, NotFound, Unauthorized
+from plinth.kinds.base import KindSpec
 from plinth.server.bootstrap import seed_org
 from plinth.server.http import Request
 from plinth.server.signing import SigningCache
@@ -90,7 +91,40 @@ async def dispatch(svc: Services, req: Request, info: RequestInfo, body: object,
     return await _action(svc, req, info, body, access)
 
 
+#: The methods of an item and of a collection, with the verb each needs (``KindSpec.verbs``).
+ITEM_METHODS: tuple[tuple[str, str], ...] = (
+    ("GET", "get"),
+    ("PUT", "replace"),
+    ("PATCH", "patch"),
+    ("DELETE", "delete"),
+)
+COLLECTION_METHODS: tuple[tuple[str, str], ...] = (("GET", "list"), ("POST", "create"), ("PUT", "replace"))
+
+
+def allowed_methods(kind: KindSpec, info: RequestInfo) -> tuple[str, ...]:
+    """What the path answers for this kind; a GVC-scoped kind's org-wide collection only lists."""
+    if info.is_item:
+        table = ITEM_METHODS
+    elif kind.scope == "gvc" and info.gvc is None:
+        table = COLLECTION_METHODS[:1]
+    else:
+        table = COLLECTION_METHODS
+    return tuple(method for method, verb in table if verb in kind.verbs)
+
+
+def _check_method(svc: Services, req: Request, info: RequestInfo) -> None:
+    kind = svc.engine.kinds.get(info.kind)
+    if kind is None:
+        return  # the engine answers 404 for an unknown kind
+    allowed = allowed_methods(kind, info)
+    if req.method not in allowed:
+        where = "an item" if info.is_item else "a collection"
+        detail = {"allow": ", ".join(allowed)} if allowed else None
+        raise MethodNotAllowed(f"{req.method} is not supported on {where} of kind '{kind.name}'", detail)
+
+
 async def _verb(svc: Services, req: Request, info: RequestInfo, body: object, who: Principal, access: Access) -> Reply:
+    _check_method(svc, req, info)
     engine, method, dry_run = svc.engine, req.method, req.flag("dryRun")
     if info.kind == "org" and method in ("POST", "PUT") and not who.server_admin:
         raise Forbidden("Creating or replacing an org needs the server-admin right", {"permission": "org.create"})

@@ -11,6 +11,9 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 MAX_BODY_BYTES = 1024 * 1024
+REQUEST_TIMEOUT_S = 30.0
+RATE_LIMIT = 1000.0
+RATE_BURST = 2000
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,12 @@ class Settings:
     oidc_issuer: str | None = None
     oidc_audience: str | None = None
     oidc_jwks_file: str | None = None
+    #: Seconds a request may take to arrive: its headers, then its body (0: no limit).
+    request_timeout: float = REQUEST_TIMEOUT_S
+    #: Requests per second per principal (per client IP without credentials); 0 disables.
+    rate_limit: float = RATE_LIMIT
+    #: How many requests a principal may make at once before the rate applies.
+    rate_burst: int = RATE_BURST
 
     @property
     def store_name(self) -> str:
@@ -55,6 +64,8 @@ class Settings:
             default = f.default
             if isinstance(default, bool):
                 values[f.name] = raw not in ("0", "false", "False")
+            elif isinstance(default, float):
+                values[f.name] = float(raw)
             elif isinstance(default, int):
                 values[f.name] = int(raw)
             elif isinstance(default, Path):

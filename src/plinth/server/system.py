@@ -15,6 +15,8 @@ DISCOVERY_SERVICES = (
     "tracing", "byok", "metering", "billing-ng", "grafana", "mcp",
 )  # fmt: skip
 OPEN_PATHS = frozenset({"/discovery", "/about", "/healthz", "/readyz", "/openapi.json"})
+#: Health probes are never rate limited: a load balancer polling them must not be told 429.
+PROBES = frozenset({"/healthz", "/readyz"})
 
 
 def discovery(req: Request) -> bytes:

@@ -145,8 +145,10 @@ class Page:
 class Storage(Protocol):
     """One protocol, two backends. Every method may raise ``StorageError("unavailable")``."""
 
-    async def get(self, key: Key) -> Record | None:
-        """The record at ``key``, or ``None``."""
+    async def get(self, key: Key, *, fresh: bool = False) -> Record | None:
+        """The record at ``key``, or ``None``. A backend may answer from a cache kept coherent
+        across replicas (``record_cache.py``); ``fresh`` reads the database itself, for decisions
+        a slightly late answer must not make (preconditions of writes, key revocation)."""
         ...
 
     async def list_page(self, request: ListRequest) -> list[Record]:

@@ -280,8 +280,8 @@ class PostgresStorage:
 
         return await self._run(fetch)
 
-    async def get(self, key: Key) -> Record | None:
-        if self._caching and self._available:
+    async def get(self, key: Key, *, fresh: bool = False) -> Record | None:
+        if self._caching and self._available and not fresh:
             cached = self._cache.get(key)
             if cached is not None:
                 return cached

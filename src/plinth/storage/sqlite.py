@@ -139,7 +139,7 @@ class SqliteStorage:
         await asyncio.to_thread(migrate, f"sqlite:///{path}", MIGRATIONS / "sqlite")
         return cls(path)
 
-    async def get(self, key: Key) -> Record | None:
+    async def get(self, key: Key, *, fresh: bool = False) -> Record | None:
         rows = self._read(self._get_sql, _key_params(key))
         if not rows:
             return None

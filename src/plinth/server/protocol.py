@@ -1,0 +1,179 @@
+"""The connection guard: uvicorn's httptools protocol, with limits on the part of a request the
+app never sees (its request line and headers).
+
+uvicorn with httptools accepts headers of any size and waits for them for ever: a client that
+sends a 10 MB header, or one byte of headers a minute, holds memory or a connection as long as
+it likes. This protocol adds two limits, per request:
+
+- the request line and headers together are at most ``limits.MAX_HEADER_BYTES``; past that the
+  client gets **431** and the connection is closed;
+- they must arrive within ``--request-timeout`` seconds of the request's first byte (or of the
+  connection, for a client that connects and says nothing); otherwise **408** and close.
+
+Both answers carry the usual error body (``server/errors.py``). The body that follows the
+headers is the app's to time (``http.read_body``), and an idle keep-alive connection is
+uvicorn's (``timeout_keep_alive``, 5 s). A slow client holds one connection and a few timers,
+never the event loop, so other requests go on being served.
+
+Select it with ``uvicorn.run(http="plinth.server.protocol:GuardedHttpToolsProtocol")``; worker
+processes read the timeout from ``PLINTH_REQUEST_TIMEOUT`` like the rest of their settings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import uuid
+from typing import Any
+
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
+
+from plinth.errors import APIError, HeadersTooLarge, RequestTimeout
+from plinth.server.errors import render_error
+from plinth.server.limits import MAX_HEADER_BYTES
+from plinth.server.settings import Settings
+
+#: How uvicorn names this protocol class (``--http`` takes an import string).
+IMPORT_PATH = "plinth.server.protocol:GuardedHttpToolsProtocol"
+#: How long, and how much, a rejected connection is drained before it is closed.
+LINGER_S = 1.0
+LINGER_BYTES = 64 * 1024
+
+
+@functools.cache
+def request_timeout() -> float:
+    """This process's ``--request-timeout`` (seconds), read once from the environment."""
+    return Settings.from_env().request_timeout
+
+
+def error_response(exc: APIError) -> bytes:
+    """A complete HTTP/1.1 error response that closes the connection."""
+    request_id = str(uuid.uuid4())
+    status, body, _ = render_error(exc, request_id)
+    head = [
+        STATUS_LINE[status],
+        b"content-type: application/json\r\n",
+        b"content-length: " + str(len(body)).encode() + b"\r\n",
+        b"x-request-id: " + request_id.encode() + b"\r\n",
+        b"connection: close\r\n\r\n",
+    ]
+    return b"".join(head) + body
+
+
+class GuardedHttpToolsProtocol(HttpToolsProtocol):
+    """Caps the size of, and the time taken by, each request's line and headers."""
+
+    header_limit = MAX_HEADER_BYTES
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._in_head = True  # between requests, or inside a request line and its headers
+        self._head_bytes = 0  # bytes received since the current request's headers began (about)
+        self._head_size = 0  # the request line and headers parsed so far (exactly)
+        self._rejected = False  # answered and closing: drop whatever else arrives
+        self._drained = 0
+        self._head_deadline: asyncio.TimerHandle | None = None
+        self._head_timeout = request_timeout()
+
+    # -- the guards ---------------------------------------------------------------------
+
+    def _arm(self) -> None:
+        if self._head_deadline is None and self._head_timeout > 0:
+            self._head_deadline = self.loop.call_later(self._head_timeout, self._head_too_slow)
+
+    def _disarm(self) -> None:
+        if self._head_deadline is not None:
+            self._head_deadline.cancel()
+            self._head_deadline = None
+
+    def _head_too_slow(self) -> None:
+        self._head_deadline = None
+        message = f"The request headers did not arrive within {self._head_timeout:g} s"
+        self._reject(RequestTimeout(message, {"timeout_s": self._head_timeout}))
+
+    def _too_large(self) -> None:
+        limit = self.header_limit
+        self._reject(HeadersTooLarge(f"The request line and headers are larger than {limit} bytes", {"limit": limit}))
+
+    def _reject(self, exc: APIError) -> None:
+        """Answer ``exc`` and close; a response still being written for an earlier pipelined
+        request cannot be interrupted by another, so then the connection is simply closed.
+
+        The close lingers: the write side shuts at once, and what the client still sends is
+        read and dropped for a moment (up to :data:`LINGER_BYTES`), so that the kernel does
+        not reset the connection, and lose the answer, over bytes nobody read.
+        """
+        self._disarm()
+        self._rejected = True
+        transport = self.transport
+        if transport.is_closing():
+            return
+        if self.cycle is not None and not self.cycle.response_complete:
+            transport.close()
+            return
+        transport.write(error_response(exc))
+        if transport.can_write_eof():
+            transport.write_eof()
+            self.loop.call_later(LINGER_S, transport.close)
+        else:
+            transport.close()
+
+    # -- uvicorn's hooks ----------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._rejected:
+            self._drained += len(data)
+            if self._drained > LINGER_BYTES:
+                self.transport.close()
+            return
+        if self._in_head:
+            self._head_bytes += len(data)
+            self._arm()
+        super().data_received(data)
+        if self._in_head and self._head_bytes > self.header_limit:
+            self._too_large()
+
+    def on_message_begin(self) -> None:
+        if not self._rejected:
+            self._head_size = 0
+            super().on_message_begin()
+
+    def on_url(self, url: bytes) -> None:
+        if not self._rejected:
+            self._head_size += len(url)
+            super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        if not self._rejected:
+            self._head_size += len(name) + len(value) + 4  # ": " and CRLF
+            super().on_header(name, value)
+
+    def on_headers_complete(self) -> None:
+        if self._rejected:
+            return
+        self._in_head = False
+        self._head_bytes = 0
+        self._disarm()
+        if self._head_size > self.header_limit:
+            self._too_large()  # the app never sees this request
+            return
+        super().on_headers_complete()
+
+    def on_body(self, body: bytes) -> None:
+        if not self._rejected:
+            super().on_body(body)
+
+    def on_message_complete(self) -> None:
+        if self._rejected:
+            return
+        super().on_message_complete()
+        self._in_head = True
+        self._head_bytes = 0
