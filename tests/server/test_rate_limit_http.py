@@ -120,7 +120,7 @@ def test_zero_disables_the_limit(tmp_path: Path) -> None:
 
 
 def test_the_defaults_are_generous_and_the_environment_sets_them(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert (Settings().rate_limit, Settings().rate_burst, Settings().request_timeout) == (100.0, 200, 30.0)
+    assert (Settings().rate_limit, Settings().rate_burst, Settings().request_timeout) == (1000.0, 2000, 30.0)
     monkeypatch.setenv("PLINTH_RATE_LIMIT", "7.5")
     monkeypatch.setenv("PLINTH_RATE_BURST", "9")
     monkeypatch.setenv("PLINTH_REQUEST_TIMEOUT", "3")
