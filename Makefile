@@ -46,7 +46,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.cli_startup
 
 fuzz: $(STAMP)
-	PLINTH_FUZZ_EXAMPLES=2000 $(BIN)/python -m pytest tests/fuzz -p no:xdist
+	PLINTH_FUZZ_EXAMPLES=2000 $(BIN)/python -m pytest tests/fuzz -n 2 --dist loadgroup
 
 clean:
 	rm -rf $(VENV) .plinth-data .pytest_cache .mypy_cache .ruff_cache

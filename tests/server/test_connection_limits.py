@@ -18,7 +18,7 @@ import pytest
 
 from tests.support.server import ServerProcess, start_server
 
-TIMEOUT_S = 2.0
+TIMEOUT_S = 3.0
 pytestmark = pytest.mark.xdist_group("connection-limits")
 
 
@@ -128,6 +128,22 @@ def test_a_huge_header_sent_in_pieces_is_cut_off_without_reading_it_all(server: 
     _served_promptly(server)
 
 
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"GARBAGE\r\n\r\n",
+        b"GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
+        b"GET /healthz HTTP/1.1\r\nNo colon here\r\n\r\n",
+    ],
+)
+def test_a_request_that_is_not_http_gets_the_usual_error_body(server: ServerProcess, raw: bytes) -> None:
+    with _connect(server) as sock:
+        sock.sendall(raw)
+        status, headers, body = _read_response(sock)
+    _is_error(status, headers, body, 400, "bad_request")
+    _served_promptly(server, count=1)
+
+
 # -- slow clients --------------------------------------------------------------------------------
 
 
@@ -208,6 +224,6 @@ def test_the_timeout_is_a_serve_option(tmp_path: Path) -> None:
             started = time.monotonic()
             status = _read_response(idle)[0]
             elapsed = time.monotonic() - started
-        assert status == 408 and elapsed < TIMEOUT_S  # the module's server would wait 2 s
+        assert status == 408 and elapsed < TIMEOUT_S  # the module's server would wait TIMEOUT_S
     finally:
         proc.stop()

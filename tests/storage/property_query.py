@@ -1,4 +1,5 @@
-"""Property: random filters and sorts give, page by page, what ``evaluate.py`` says they should.
+"""Property: random filters and sorts give, page by page, what ``evaluate.py`` says they should,
+listed org-wide or under one parent, in pages of 1 to 4.
 
 Items and filters are drawn from small vocabularies (a few paths and tags, values that
 collide often) so that terms match some items and not others, and ties are common.
@@ -63,28 +64,34 @@ sorts = st.one_of(
 filters = st.builds(
     Filter,
     match=st.sampled_from(["all", "any", "none"]),
-    terms=st.lists(terms(), min_size=1, max_size=3).map(tuple),
+    terms=st.lists(terms(), max_size=3).map(tuple),  # no terms: everything matches
     sort=sorts,
 )
+#: Where the list looks: across every parent (an org-wide listing), or under one (a GVC).
+scopes = st.sampled_from([None, *PARENTS])
+page_sizes = st.integers(1, 4)
 
 
-def run_filters_agree_with_evaluator(store: Storage, run_async: RunAsync, max_examples: int = 50) -> None:
+def run_filters_agree_with_evaluator(store: Storage, run_async: RunAsync, max_examples: int = 150) -> None:
     """Each example stores its items in a fresh org, then lists them in pages of 3."""
 
     @settings(max_examples=max_examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(items=items, flt=filters)
-    def agree(items: list[tuple[str, dict[str, Any]]], flt: Filter) -> None:
-        run_async(_compare(store, items, flt))
+    @given(items=items, flt=filters, scope=scopes, limit=page_sizes)
+    def agree(items: list[tuple[str, dict[str, Any]]], flt: Filter, scope: str | None, limit: int) -> None:
+        run_async(_compare(store, items, flt, scope, limit))
 
     agree()
 
 
-async def _compare(store: Storage, items: list[tuple[str, dict[str, Any]]], flt: Filter) -> None:
+async def _compare(
+    store: Storage, items: list[tuple[str, dict[str, Any]]], flt: Filter, scope: str | None, limit: int
+) -> None:
     org = new_org()
     records = [make_record(org, f"r{i}", doc, parent=parent) for i, (parent, doc) in enumerate(items)]
     if records:
         await create(store, records)
-    selected = [r for r in records if matches(flt, body(r), r.key.parent)]
+    in_scope = [r for r in records if scope is None or r.key.parent == scope]
+    selected = [r for r in in_scope if matches(flt, body(r), r.key.parent)]
     expected = sorted(selected, key=lambda r: sort_key(flt.sort, body(r), r.key.parent, r.key.name))
-    listed = await list_all(store, ListRequest(org, KIND, None, limit=3, filter=flt))
+    listed = await list_all(store, ListRequest(org, KIND, scope, limit=limit, filter=flt))
     assert names(listed) == names(expected)

@@ -10,7 +10,8 @@ it likes. This protocol adds two limits, per request:
 - they must arrive within ``--request-timeout`` seconds of the request's first byte (or of the
   connection, for a client that connects and says nothing); otherwise **408** and close.
 
-Both answers carry the usual error body (``server/errors.py``). The body that follows the
+Both answers carry the usual error body (``server/errors.py``), and so does the 400 for a
+request httptools cannot parse (uvicorn's own is plain text). The body that follows the
 headers is the app's to time (``http.read_body``), and an idle keep-alive connection is
 uvicorn's (``timeout_keep_alive``, 5 s). A slow client holds one connection and a few timers,
 never the event loop, so other requests go on being served.
@@ -28,7 +29,7 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
-from plinth.errors import APIError, HeadersTooLarge, RequestTimeout
+from plinth.errors import APIError, BadRequest, HeadersTooLarge, RequestTimeout
 from plinth.server.errors import render_error
 from plinth.server.limits import MAX_HEADER_BYTES
 from plinth.server.settings import Settings
@@ -119,6 +120,10 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             transport.close()
 
     # -- uvicorn's hooks ----------------------------------------------------------------
+
+    def send_400_response(self, msg: str) -> None:
+        """A request httptools cannot parse: the usual error body instead of uvicorn's plain text."""
+        self._reject(BadRequest(f"Malformed HTTP request: {msg}"))
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)

@@ -92,35 +92,33 @@ async def dispatch(svc: Services, req: Request, info: RequestInfo, body: object,
 
 
 #: The methods of an item and of a collection, with the verb each needs (``KindSpec.verbs``).
-ITEM_METHODS: tuple[tuple[str, str], ...] = (
-    ("GET", "get"),
-    ("PUT", "replace"),
-    ("PATCH", "patch"),
-    ("DELETE", "delete"),
-)
-COLLECTION_METHODS: tuple[tuple[str, str], ...] = (("GET", "list"), ("POST", "create"), ("PUT", "replace"))
+ITEM_METHODS: dict[str, str] = {"GET": "get", "PUT": "replace", "PATCH": "patch", "DELETE": "delete"}
+COLLECTION_METHODS: dict[str, str] = {"GET": "list", "POST": "create", "PUT": "replace"}
+ORG_WIDE_METHODS: dict[str, str] = {"GET": "list"}
+
+
+def _methods(kind: KindSpec, info: RequestInfo) -> dict[str, str]:
+    """The method table of the path; a GVC-scoped kind's org-wide collection only lists."""
+    if info.is_item:
+        return ITEM_METHODS
+    return ORG_WIDE_METHODS if kind.scope == "gvc" and info.gvc is None else COLLECTION_METHODS
 
 
 def allowed_methods(kind: KindSpec, info: RequestInfo) -> tuple[str, ...]:
-    """What the path answers for this kind; a GVC-scoped kind's org-wide collection only lists."""
-    if info.is_item:
-        table = ITEM_METHODS
-    elif kind.scope == "gvc" and info.gvc is None:
-        table = COLLECTION_METHODS[:1]
-    else:
-        table = COLLECTION_METHODS
-    return tuple(method for method, verb in table if verb in kind.verbs)
+    """What the path answers for this kind, in the order of its table."""
+    return tuple(method for method, verb in _methods(kind, info).items() if verb in kind.verbs)
 
 
 def _check_method(svc: Services, req: Request, info: RequestInfo) -> None:
     kind = svc.engine.kinds.get(info.kind)
     if kind is None:
         return  # the engine answers 404 for an unknown kind
+    if _methods(kind, info).get(req.method) in kind.verbs:
+        return
     allowed = allowed_methods(kind, info)
-    if req.method not in allowed:
-        where = "an item" if info.is_item else "a collection"
-        detail = {"allow": ", ".join(allowed)} if allowed else None
-        raise MethodNotAllowed(f"{req.method} is not supported on {where} of kind '{kind.name}'", detail)
+    where = "an item" if info.is_item else "a collection"
+    detail = {"allow": ", ".join(allowed)} if allowed else None
+    raise MethodNotAllowed(f"{req.method} is not supported on {where} of kind '{kind.name}'", detail)
 
 
 async def _verb(svc: Services, req: Request, info: RequestInfo, body: object, who: Principal, access: Access) -> Reply:
