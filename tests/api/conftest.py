@@ -7,9 +7,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.support import pg
 from tests.support.oidc_issuer import AUDIENCE, Issuer
-from tests.support.server import ServerProcess, start_server
+from tests.support.server import ServerProcess, serving
 
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
@@ -25,17 +24,9 @@ def issuer() -> Iterator[Issuer]:
 def server(
     request: pytest.FixtureRequest, issuer: Issuer, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ServerProcess]:
-    database_url = pg.create_database() if request.param == "postgres" else None
     args = ("--oidc-issuer", issuer.url, "--oidc-audience", AUDIENCE)
-    try:
-        proc = start_server(tmp_path_factory.mktemp("plinth"), database_url, extra_args=args)
-        try:
-            yield proc
-        finally:
-            proc.stop()
-    finally:
-        if database_url:
-            pg.drop_database(database_url)
+    with serving(request.param, tmp_path_factory.mktemp("plinth"), args) as proc:
+        yield proc
 
 
 @pytest.fixture(scope="module")

@@ -28,8 +28,7 @@ from schemathesis import checks
 from plinth.kinds import REGISTRY
 from plinth.server.openapi import openapi_document
 from tests.api.conftest import BACKENDS
-from tests.support import pg
-from tests.support.server import ServerProcess, start_server
+from tests.support.server import ServerProcess, serving
 
 EXAMPLES = int(os.environ.get("PLINTH_FUZZ_EXAMPLES", "10"))
 LONG_RUN = EXAMPLES >= 100
@@ -58,18 +57,9 @@ schema.config.phases.update(phases=PHASES)
 
 @pytest.fixture(scope="module", params=BACKENDS)
 def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    database_url = pg.create_database() if request.param == "postgres" else None
-    # The fuzzer sends far more than 100 requests a second: the rate limit has its own tests.
-    args = ("--rate-limit", "0", "--no-access-log")
-    try:
-        proc = start_server(tmp_path_factory.mktemp("fuzz"), database_url, extra_args=args)
-        try:
-            yield proc
-        finally:
-            proc.stop()
-    finally:
-        if database_url:
-            pg.drop_database(database_url)
+    # The fuzzer sends far more requests a second than the rate limit allows: it has its own tests.
+    with serving(request.param, tmp_path_factory.mktemp("fuzz"), ("--rate-limit", "0", "--no-access-log")) as proc:
+        yield proc
 
 
 def test_the_fuzzed_document_is_the_served_one(server: ServerProcess) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -9,6 +10,7 @@ import ssl
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -104,3 +106,20 @@ def start_server(
         time.sleep(0.1)
     os.killpg(process.pid, signal.SIGKILL)
     raise RuntimeError(f"plinth serve did not become ready:\n{log_path.read_text()}")
+
+
+@contextlib.contextmanager
+def serving(backend: str, data_dir: Path, extra_args: tuple[str, ...] = ()) -> Iterator[ServerProcess]:
+    """A server on ``backend`` ("sqlite" or "postgres", in a throwaway database), stopped after."""
+    from tests.support import pg
+
+    database_url = pg.create_database() if backend == "postgres" else None
+    try:
+        proc = start_server(data_dir, database_url, extra_args=extra_args)
+        try:
+            yield proc
+        finally:
+            proc.stop()
+    finally:
+        if database_url:
+            pg.drop_database(database_url)
