@@ -20,6 +20,3 @@ class Principal:
     @property
     def link(self) -> str:
         return f"/org/{self.org}/{self.kind}/{self.name}"
-
-
-SYSTEM = Principal(org="-", kind="system", name="plinth")

@@ -126,10 +126,6 @@ async def child_names(
     return names
 
 
-def any_value(value: Any) -> bool:
-    return value is True or (isinstance(value, str) and value.lower() == "true")
-
-
 _PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 

@@ -15,7 +15,3 @@ from plinth.kinds.volumeset import VOLUMESET
 
 KINDS: tuple[KindSpec, ...] = (ORG, GVC, DOMAIN, VOLUMESET, USER, SERVICEACCOUNT, GROUP, POLICY, WORKLOAD, IDENTITY)
 REGISTRY: dict[str, KindSpec] = {kind.name: kind for kind in KINDS}
-
-
-def lookup(name: str) -> KindSpec | None:
-    return REGISTRY.get(name)

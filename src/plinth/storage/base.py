@@ -12,7 +12,7 @@ Both backends (``sqlite.py``, ``postgres.py``) pass ``tests/storage/conformance.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from plinth.storage.query import ListRequest
@@ -135,11 +135,6 @@ class DumpCounts:
 
 #: A stored row of any table, as :meth:`Storage.dump` yields it and :meth:`Storage.load` takes it.
 Row = Record | Ref | StoredEvent | MetaEntry
-
-
-@dataclass(slots=True)
-class Page:
-    records: list[Record] = field(default_factory=list)
 
 
 class Storage(Protocol):
