@@ -61,8 +61,10 @@ def _split_action(segments: list[str]) -> tuple[list[str], str | None, tuple[str
     return segments, None, ()
 
 
+@functools.lru_cache(maxsize=10_000)
 def parse_path(path: str) -> RequestInfo:
-    """Raise :class:`NotFound` for a path no route serves."""
+    """Raise :class:`NotFound` for a path no route serves. Answers are kept (they are immutable,
+    and clients ask for the same paths again and again); a refused path is not."""
     raw = path
     if path.endswith("/") and len(path) > 1:
         path = path[:-1]

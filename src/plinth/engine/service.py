@@ -44,6 +44,8 @@ from plinth.meta import PROTECTED_TAG
 from plinth.storage.base import AppendEvent, Delete, Key, Operation, Put, Record, Storage, StorageError
 
 MAX_ATTEMPTS = 50
+#: Item paths whose resolved :class:`Target` an engine keeps (all are dropped when full).
+TARGET_CACHE_SIZE = 10_000
 BodyFn = Callable[[Item | None], dict[str, Any]]
 SystemFn = Callable[[Item | None], dict[str, Any]]
 #: What internal callers (bootstrap, tests) act as: every permission, recorded as the server.
@@ -70,22 +72,19 @@ class WriteResult:
     location: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
 class Target:
-    """A resolved item address: the kind, its org and parent GVC, and the item's name."""
+    """A resolved item address: the kind, its org and parent GVC, the item's name, and the
+    storage key and link they make (built once: the GET path reads them on every request)."""
 
-    kind: KindSpec
-    org: str
-    gvc: str | None
-    name: str
+    __slots__ = ("gvc", "href", "key", "kind", "name", "org")
 
-    @property
-    def key(self) -> Key:
-        return key_for(self.kind, self.org, self.gvc, self.name)
-
-    @property
-    def href(self) -> str:
-        return href_of(self.kind, self.org, self.gvc, self.name)
+    def __init__(self, kind: KindSpec, org: str, gvc: str | None, name: str) -> None:
+        self.kind = kind
+        self.org = org
+        self.gvc = gvc
+        self.name = name
+        self.key: Key = key_for(kind, org, gvc, name)
+        self.href: str = href_of(kind, org, gvc, name)
 
 
 def storage_error(exc: StorageError, kind: str, name: str) -> Exception:
@@ -123,6 +122,7 @@ class Engine:
         self.storage = storage
         self.kinds = kinds
         self.clock = clock
+        self._targets: dict[RequestInfo, Target] = {}
 
     # -- addressing -------------------------------------------------------------------
 
@@ -133,8 +133,22 @@ class Engine:
         return kind
 
     def target(self, info: RequestInfo, name: str | None = None) -> Target:
+        """The item ``info`` names (or ``name`` in its collection); 404 or 405 when there is none.
+
+        Targets of item paths are kept (bounded), since each request would build the same one."""
+        if name is not None:
+            return self._resolve(info, name)
+        target = self._targets.get(info)
+        if target is None:
+            target = self._resolve(info, info.name)
+            if len(self._targets) >= TARGET_CACHE_SIZE:
+                self._targets.clear()
+            self._targets[info] = target
+        return target
+
+    def _resolve(self, info: RequestInfo, name: str | None) -> Target:
         kind = self.kind_of(info)
-        item_name = name if name is not None else info.name
+        item_name = name
         if item_name is None:
             raise MethodNotAllowed("This verb needs an item path")
         if kind.scope == "gvc" and info.gvc is None:

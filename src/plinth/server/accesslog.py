@@ -2,7 +2,9 @@
 
 Lines are written in batches (at most :data:`FLUSH_AFTER_S` late, or every :data:`BATCH_LINES`
 lines) instead of one write call per request, which on the GET hot path cost as much as the
-rest of the logging. Shutdown flushes what is pending.
+rest of the logging. A request only appends its fields; they become JSON when the batch is
+written, in one tight loop, which under load costs a fraction of formatting each line while
+the request is answered. Shutdown flushes what is pending.
 """
 
 from __future__ import annotations
@@ -21,24 +23,13 @@ class AccessLog:
     def __init__(self, enabled: bool = True, stream: TextIO | None = None):
         self.enabled = enabled
         self.stream = stream or sys.stderr
-        self._pending: list[bytes] = []
+        self._pending: list[tuple[str, str, int, float, str]] = []
         self._timer: asyncio.TimerHandle | None = None
 
     def record(self, method: str, path: str, status: int, duration_s: float, request_id: str) -> None:
         if not self.enabled:
             return
-        self._pending.append(
-            orjson.dumps(
-                {
-                    "event": "request",
-                    "method": method,
-                    "path": path,
-                    "status": status,
-                    "duration_ms": round(duration_s * 1000, 3),
-                    "request_id": request_id,
-                }
-            )
-        )
+        self._pending.append((method, path, status, duration_s, request_id))
         if len(self._pending) >= BATCH_LINES:
             self.flush()
         elif self._timer is None:
@@ -52,6 +43,19 @@ class AccessLog:
             self._timer.cancel()
             self._timer = None
         if self._pending:
-            lines, self._pending = self._pending, []
-            self.stream.write(b"\n".join(lines).decode() + "\n")
+            entries, self._pending = self._pending, []
+            self.stream.write(b"".join(map(_line, entries)).decode())
             self.stream.flush()
+
+
+def _line(entry: tuple[str, str, int, float, str]) -> bytes:
+    method, path, status, duration_s, request_id = entry
+    line = {
+        "event": "request",
+        "method": method,
+        "path": path,
+        "status": status,
+        "duration_ms": round(duration_s * 1000, 3),
+        "request_id": request_id,
+    }
+    return orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE)

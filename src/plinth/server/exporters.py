@@ -29,6 +29,8 @@ MAX_EXPORT_ITEMS = 10_000
 
 def exporter_of(path: str) -> tuple[str, str] | None:
     """``(format, the API path)`` when ``path`` is an exporter path."""
+    if not path.startswith("/export/"):
+        return None  # every API request asks this: answer the common case at once
     for prefix, fmt in PREFIXES.items():
         if path.startswith(prefix + "/"):
             return fmt, path[len(prefix) :]

@@ -8,13 +8,15 @@ it likes. This protocol adds two limits, per request:
 - the request line and headers together are at most ``limits.MAX_HEADER_BYTES``; past that the
   client gets **431** and the connection is closed;
 - they must arrive within ``--request-timeout`` seconds of the request's first byte (or of the
-  connection, for a client that connects and says nothing); otherwise **408** and close.
+  connection, for a client that connects and says nothing); otherwise **408** and close. One
+  timer per process checks every connection (``HeadDeadlines``), so the cut-off comes up to a
+  second (a quarter of the timeout, if that is less) after the deadline.
 
 Both answers carry the usual error body (``server/errors.py``), and so does the 400 for a
 request httptools cannot parse (uvicorn's own is plain text). The body that follows the
 headers is the app's to time (``http.read_body``), and an idle keep-alive connection is
-uvicorn's (``timeout_keep_alive``, 5 s). A slow client holds one connection and a few timers,
-never the event loop, so other requests go on being served.
+uvicorn's (``timeout_keep_alive``, 5 s). A slow client holds one connection, never the event
+loop, so other requests go on being served.
 
 Select it with ``uvicorn.run(http="plinth.server.protocol:GuardedHttpToolsProtocol")``; worker
 processes read the timeout from ``PLINTH_REQUEST_TIMEOUT`` like the rest of their settings.
@@ -25,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import uuid
+import weakref
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
@@ -39,6 +42,8 @@ IMPORT_PATH = "plinth.server.protocol:GuardedHttpToolsProtocol"
 #: How long, and how much, a rejected connection is drained before it is closed.
 LINGER_S = 1.0
 LINGER_BYTES = 64 * 1024
+#: The longest wait between two looks for connections past their head deadline.
+SWEEP_MAX_S = 1.0
 
 
 @functools.cache
@@ -61,6 +66,49 @@ def error_response(exc: APIError) -> bytes:
     return b"".join(head) + body
 
 
+class HeadDeadlines:
+    """The head deadlines of one event loop's connections, kept by one timer for them all.
+
+    A timer per request (scheduled when its first byte arrives, cancelled when its headers are
+    in) cost more than the rest of the guard on the GET hot path. Instead a connection notes
+    when its head began, and one timer, every :data:`SWEEP_MAX_S` at most (a quarter of the
+    timeout when that is shorter), answers 408 on the connections past their deadline: a slow
+    client is cut off within that much after ``--request-timeout``.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, timeout: float):
+        self._loop = loop
+        self._interval = min(SWEEP_MAX_S, timeout / 4)
+        self._watched: set[GuardedHttpToolsProtocol] = set()
+        self._timer: asyncio.TimerHandle | None = None
+
+    def watch(self, conn: GuardedHttpToolsProtocol) -> None:
+        self._watched.add(conn)
+        if self._timer is None:
+            self._timer = self._loop.call_later(self._interval, self._sweep)
+
+    def forget(self, conn: GuardedHttpToolsProtocol) -> None:
+        self._watched.discard(conn)
+
+    def _sweep(self) -> None:
+        self._timer = None
+        now = self._loop.time()
+        for conn in [c for c in self._watched if c.head_overdue(now)]:
+            conn.head_too_slow()
+        if self._watched:
+            self._timer = self._loop.call_later(self._interval, self._sweep)
+
+
+_deadlines: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, HeadDeadlines] = weakref.WeakKeyDictionary()
+
+
+def deadlines_of(loop: asyncio.AbstractEventLoop, timeout: float) -> HeadDeadlines:
+    found = _deadlines.get(loop)
+    if found is None:
+        found = _deadlines[loop] = HeadDeadlines(loop, timeout)
+    return found
+
+
 class GuardedHttpToolsProtocol(HttpToolsProtocol):
     """Caps the size of, and the time taken by, each request's line and headers."""
 
@@ -70,25 +118,19 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         super().__init__(*args, **kwargs)
         self._in_head = True  # between requests, or inside a request line and its headers
         self._head_bytes = 0  # bytes received since the current request's headers began (about)
-        self._head_size = 0  # the request line and headers parsed so far (exactly)
         self._rejected = False  # answered and closing: drop whatever else arrives
         self._drained = 0
-        self._head_deadline: asyncio.TimerHandle | None = None
         self._head_timeout = request_timeout()
+        self._head_since: float | None = None  # loop time the current head began; None: not waiting
+        self._deadlines: HeadDeadlines | None = None
 
     # -- the guards ---------------------------------------------------------------------
 
-    def _arm(self) -> None:
-        if self._head_deadline is None and self._head_timeout > 0:
-            self._head_deadline = self.loop.call_later(self._head_timeout, self._head_too_slow)
+    def head_overdue(self, now: float) -> bool:
+        since = self._head_since
+        return since is not None and now - since >= self._head_timeout
 
-    def _disarm(self) -> None:
-        if self._head_deadline is not None:
-            self._head_deadline.cancel()
-            self._head_deadline = None
-
-    def _head_too_slow(self) -> None:
-        self._head_deadline = None
+    def head_too_slow(self) -> None:
         message = f"The request headers did not arrive within {self._head_timeout:g} s"
         self._reject(RequestTimeout(message, {"timeout_s": self._head_timeout}))
 
@@ -104,7 +146,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         read and dropped for a moment (up to :data:`LINGER_BYTES`), so that the kernel does
         not reset the connection, and lose the answer, over bytes nobody read.
         """
-        self._disarm()
+        self._head_since = None
         self._rejected = True
         transport = self.transport
         if transport.is_closing():
@@ -127,10 +169,14 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self._arm()
+        if self._head_timeout > 0:
+            self._head_since = self.loop.time()
+            self._deadlines = deadlines_of(self.loop, self._head_timeout)
+            self._deadlines.watch(self)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm()
+        if self._deadlines is not None:
+            self._deadlines.forget(self)
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
@@ -141,33 +187,25 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             return
         if self._in_head:
             self._head_bytes += len(data)
-            self._arm()
+            if self._head_since is None and self._deadlines is not None:
+                self._head_since = self.loop.time()
         super().data_received(data)
         if self._in_head and self._head_bytes > self.header_limit:
             self._too_large()
 
     def on_message_begin(self) -> None:
         if not self._rejected:
-            self._head_size = 0
             super().on_message_begin()
-
-    def on_url(self, url: bytes) -> None:
-        if not self._rejected:
-            self._head_size += len(url)
-            super().on_url(url)
-
-    def on_header(self, name: bytes, value: bytes) -> None:
-        if not self._rejected:
-            self._head_size += len(name) + len(value) + 4  # ": " and CRLF
-            super().on_header(name, value)
 
     def on_headers_complete(self) -> None:
         if self._rejected:
             return
         self._in_head = False
         self._head_bytes = 0
-        self._disarm()
-        if self._head_size > self.header_limit:
+        self._head_since = None
+        # Counted here rather than header by header: one pass instead of a call per header.
+        size = len(self.url) + sum(len(name) + len(value) for name, value in self.headers) + 4 * len(self.headers)
+        if size > self.header_limit:
             self._too_large()  # the app never sees this request
             return
         super().on_headers_complete()

@@ -12,8 +12,9 @@ import asyncio
 import itertools
 import re
 import sqlite3
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ from plinth.storage.base import (
 from plinth.storage.migrate import MIGRATIONS, migrate
 from plinth.storage.query import ListRequest, Scalar, scalar_text
 from plinth.storage.sqlbuild import Fragment, compile_list, sql
+from plinth.storage.sqlite_cache import ChangeCounter, SqliteRecordCache
 
 BUSY_TIMEOUT_MS = 10_000
 #: Rows :meth:`SqliteStorage.dump` fetches at a time.
@@ -132,6 +134,8 @@ class SqliteStorage:
         self._writer = _connect(path)
         self._write_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="plinth-sqlite-writer")
         self._get_sql = st.render(st.SELECT_RESOURCE, "?")
+        self._changes = ChangeCounter(path)
+        self._cache = SqliteRecordCache(self._changes)
 
     @classmethod
     async def open(cls, path: Path) -> SqliteStorage:
@@ -140,10 +144,16 @@ class SqliteStorage:
         return cls(path)
 
     async def get(self, key: Key, *, fresh: bool = False) -> Record | None:
+        # The cache is exact (sqlite_cache.py), so a ``fresh`` read may use it too.
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
         rows = self._read(self._get_sql, _key_params(key))
         if not rows:
             return None
-        return Record(key, rows[0][0], rows[0][1], rows[0][2].encode())
+        record = Record(key, rows[0][0], rows[0][1], rows[0][2].encode())
+        self._cache.put(record)
+        return record
 
     async def list_page(self, request: ListRequest) -> list[Record]:
         _check_patterns(request)
@@ -172,6 +182,19 @@ class SqliteStorage:
         await loop.run_in_executor(self._write_thread, self._commit_sync, ops)
 
     def _commit_sync(self, ops: Sequence[Operation]) -> None:
+        with self._writing():
+            self._commit_ops(ops)
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Every commit, marked on the change counter the record caches of all processes watch."""
+        try:
+            with self._changes.writing(BUSY_TIMEOUT_MS / 1000):
+                yield
+        except TimeoutError as exc:
+            raise StorageError("unavailable", None, str(exc)) from exc
+
+    def _commit_ops(self, ops: Sequence[Operation]) -> None:
         conn = self._writer
         try:
             conn.execute("BEGIN IMMEDIATE")
@@ -223,6 +246,10 @@ class SqliteStorage:
         await loop.run_in_executor(self._write_thread, self._load_sync, rows)
 
     def _load_sync(self, rows: Sequence[Row]) -> None:
+        with self._writing():
+            self._load_rows(rows)
+
+    def _load_rows(self, rows: Sequence[Row]) -> None:
         statements = st.rendered("?")
         conn = self._writer
         try:
@@ -252,6 +279,7 @@ class SqliteStorage:
         self._write_thread.shutdown(wait=True)
         self._reader.close()
         self._writer.close()
+        self._changes.close()
 
 
 def _key_params(key: Key) -> tuple[str, str, str, str]:

@@ -1,0 +1,121 @@
+"""A per-process cache of records read from SQLite, exact across worker processes.
+
+Worker processes share one database file, and any of them may commit. They also share a change
+counter: 8 bytes in the file ``<database>-changes``, mapped into every process. The counter is a
+sequence lock. A commit takes an exclusive ``flock`` on that file, makes the counter odd, commits,
+and makes it even again before it answers. A process serves a record from its cache only while
+the counter is even and equal to the value it saw when it last dropped its cache; a new even
+value drops the cache, and an odd one bypasses it. So a read through any worker sees every write
+acknowledged before the read began, as it would without a cache, and a read that hits the cache
+costs one memory load instead of a statement, two file locks and a ``stat``.
+
+A commit that dies between the two steps leaves the counter odd: every process then reads SQLite
+itself until the next commit, which finds the counter odd and moves on from there. Programs other
+than Plinth that write the database do not move the counter; the cache is also dropped every
+:data:`TTL_S` seconds, which bounds how long their changes may go unseen.
+
+The counter's file is Plinth's own: SQLite never opens it, so opening and closing it cannot
+release any of SQLite's POSIX locks (closing *any* descriptor of a file drops all of the process's
+``fcntl`` locks on it, which is why this cache does not read SQLite's own ``-shm`` file).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import mmap
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from plinth.storage.base import Key, Record
+
+COUNTER_BYTES = 8
+MAX_ENTRIES = 10_000
+#: How long changes made by programs other than Plinth may go unseen.
+TTL_S = 2.0
+
+
+class ChangeCounter:
+    """The shared sequence lock of one database (``<database>-changes``)."""
+
+    def __init__(self, db_path: Path):
+        self.path = db_path.with_name(db_path.name + "-changes")
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            if os.fstat(self._fd).st_size < COUNTER_BYTES:
+                os.ftruncate(self._fd, COUNTER_BYTES)  # never shrinks: a racing process's value stays
+            self._map = mmap.mmap(self._fd, COUNTER_BYTES)
+        except BaseException:
+            os.close(self._fd)
+            raise
+        self._value = memoryview(self._map).cast("Q")
+
+    def read(self) -> int:
+        """The counter: even when no commit is in progress (or died in progress)."""
+        return int(self._value[0])
+
+    @contextmanager
+    def writing(self, timeout_s: float) -> Iterator[None]:
+        """Hold the counter odd around a commit. Other processes' commits wait for the lock, as
+        for SQLite's own (polling, as its busy handler does), at most ``timeout_s``; then
+        :class:`TimeoutError`."""
+        self._lock(timeout_s)
+        try:
+            value = self._value[0]
+            self._value[0] = value + (1 if value % 2 == 0 else 2)  # odd: a commit is under way
+            try:
+                yield
+            finally:
+                self._value[0] = self._value[0] + 1  # even: committed (or rolled back)
+        finally:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+    def _lock(self, timeout_s: float) -> None:
+        deadline, pause = time.monotonic() + timeout_s, 0.0002
+        while True:
+            try:
+                fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise TimeoutError(f"another process has held {self.path} for {timeout_s:g} s") from None
+                time.sleep(pause)
+                pause = min(pause * 2, 0.005)
+
+    def close(self) -> None:
+        self._value.release()
+        self._map.close()
+        os.close(self._fd)
+
+
+class SqliteRecordCache:
+    """Records by key, served while the change counter stays at the value they were read under."""
+
+    def __init__(self, counter: ChangeCounter, max_entries: int = MAX_ENTRIES, ttl: float = TTL_S):
+        self._counter = counter
+        self._max = max_entries
+        self._ttl = ttl
+        self._entries: dict[Key, Record] = {}
+        self._seen = -1
+        self._expires = 0.0
+
+    def get(self, key: Key) -> Record | None:
+        """The cached record, or ``None``: then read SQLite and :meth:`put` what it returned
+        before anything else runs. A commit that began after this look changes the counter, so
+        the record is dropped at the next look even if it is older than that commit."""
+        seen = self._counter.read()
+        if seen != self._seen or time.monotonic() >= self._expires:
+            self._entries.clear()
+            self._seen = seen
+            self._expires = time.monotonic() + self._ttl
+            return None
+        return self._entries.get(key)
+
+    def put(self, record: Record) -> None:
+        if self._seen % 2:
+            return  # a commit is under way, or died under way: nothing read now is kept
+        if len(self._entries) >= self._max:
+            self._entries.clear()
+        self._entries[record.key] = record

@@ -1,0 +1,166 @@
+"""SQLite's record cache is exact: a commit made by any process is seen by the next read.
+
+Other worker processes are real processes here (``subprocess``), writing through their own
+``SqliteStorage``, so what crosses between them is only the database file and its change counter.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from plinth.storage.base import Delete, Key, Put, Record
+from plinth.storage.sqlite import SqliteStorage
+from plinth.storage.sqlite_cache import ChangeCounter, SqliteRecordCache
+from tests.aio import RunAsync
+from tests.storage.records import make_record, next_version
+
+#: Run in another process: read the record named by argv and store its next version.
+BUMP_IN_ANOTHER_PROCESS = """
+import asyncio, sys
+from pathlib import Path
+from plinth.storage.base import Key, Put
+from plinth.storage.sqlite import SqliteStorage
+from tests.storage.records import next_version
+
+async def bump():
+    store = await SqliteStorage.open(Path(sys.argv[1]))
+    try:
+        key = Key(*sys.argv[2:6])
+        record = await store.get(key)
+        await store.commit([Put(next_version(record), record.version)])
+    finally:
+        await store.close()
+
+asyncio.run(bump())
+"""
+
+
+@pytest.fixture
+def store(tmp_path: Path, run_async: RunAsync) -> Iterator[SqliteStorage]:
+    opened = run_async(SqliteStorage.open(tmp_path / "plinth.db"))
+    yield opened
+    run_async(opened.close())
+
+
+def bump_in_another_process(db: Path, key: Key) -> None:
+    repo = Path(__file__).resolve().parents[2]
+    argv = [sys.executable, "-c", BUMP_IN_ANOTHER_PROCESS, str(db), key.org, key.kind, key.parent, key.name]
+    subprocess.run(argv, check=True, cwd=repo, timeout=60)
+
+
+def test_a_commit_by_another_process_is_seen_by_the_next_read(store: SqliteStorage, run_async: RunAsync) -> None:
+    record = make_record("acme", "one")
+    run_async(store.commit([Put(record, None)]))
+    for expected in (2, 3, 4):
+        before = run_async(store.get(record.key))
+        assert before is not None and run_async(store.get(record.key)) is before  # served from the cache
+        bump_in_another_process(store.path, record.key)
+        after = run_async(store.get(record.key))
+        assert after is not None and after.version == expected
+
+
+def test_any_commit_drops_every_cached_record(store: SqliteStorage, run_async: RunAsync) -> None:
+    one, two = make_record("acme", "one"), make_record("acme", "two")
+    run_async(store.commit([Put(one, None), Put(two, None)]))
+    cached_one = run_async(store.get(one.key))
+    run_async(store.commit([Put(next_version(two), two.version)]))
+    reread = run_async(store.get(one.key))
+    assert reread == cached_one and reread is not cached_one  # read again, unchanged
+    assert run_async(store.get(two.key)) == next_version(two)
+
+
+def test_a_deleted_record_is_not_served_from_the_cache(store: SqliteStorage, run_async: RunAsync) -> None:
+    record = make_record("acme", "gone")
+    run_async(store.commit([Put(record, None)]))
+    assert run_async(store.get(record.key)) == record
+    run_async(store.commit([Delete(record.key, record.version)]))
+    assert run_async(store.get(record.key)) is None
+
+
+def test_the_cache_is_bounded(store: SqliteStorage) -> None:
+    counter = ChangeCounter(store.path)
+    cache = SqliteRecordCache(counter, max_entries=3)
+    records = [make_record("acme", f"r{i}") for i in range(5)]
+    cache.get(records[0].key)  # the first look takes the counter's value
+    for record in records:
+        cache.put(record)
+    kept = [cache.get(r.key) for r in records]
+    assert 0 < sum(r is not None for r in kept) <= 3
+    counter.close()
+
+
+def test_each_commit_moves_the_counter_to_a_new_even_value(store: SqliteStorage, run_async: RunAsync) -> None:
+    counter = ChangeCounter(store.path)
+    record: Record = make_record("acme", "counted")
+    run_async(store.commit([Put(record, None)]))
+    seen = [counter.read()]
+    for _ in range(5):
+        updated = next_version(record)
+        run_async(store.commit([Put(updated, record.version)]))
+        record = updated
+        seen.append(counter.read())
+    assert all(value % 2 == 0 for value in seen) and len(set(seen)) == len(seen)
+    counter.close()
+
+
+#: Run in another process: commit a new version under the counter, then die before the
+#: counter is made even again (as a SIGKILL between the two steps would leave it).
+DIE_MID_COMMIT = """
+import os, sqlite3, sys
+from pathlib import Path
+from plinth.storage.sqlite_cache import ChangeCounter
+
+counter = ChangeCounter(Path(sys.argv[1]))
+with counter.writing(5.0):
+    conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+    conn.execute("UPDATE resources SET version = version + 1 WHERE name = ?", (sys.argv[2],))
+    os._exit(0)
+"""
+
+
+def test_a_commit_that_died_in_progress_turns_the_cache_off_until_the_next(
+    store: SqliteStorage, run_async: RunAsync
+) -> None:
+    record = make_record("acme", "orphaned")
+    run_async(store.commit([Put(record, None)]))
+    assert run_async(store.get(record.key)) is run_async(store.get(record.key))  # cached
+    repo = Path(__file__).resolve().parents[2]
+    subprocess.run([sys.executable, "-c", DIE_MID_COMMIT, str(store.path), "orphaned"], check=True, cwd=repo)
+    counter = ChangeCounter(store.path)
+    assert counter.read() % 2 == 1
+    first, second = run_async(store.get(record.key)), run_async(store.get(record.key))
+    assert first is not None and first.version == 2 and second is not first  # read each time
+    run_async(store.commit([Put(next_version(first), first.version)]))
+    assert counter.read() % 2 == 0
+    third = run_async(store.get(record.key))
+    assert third is not None and third.version == 3 and run_async(store.get(record.key)) is third
+    counter.close()
+
+
+def test_a_commit_waits_for_another_process_holding_the_counter_then_gives_up(store: SqliteStorage) -> None:
+    holder, waiter = ChangeCounter(store.path), ChangeCounter(store.path)  # two descriptions: two lockers
+    with holder.writing(1.0), pytest.raises(TimeoutError), waiter.writing(0.05):
+        pass
+    with waiter.writing(0.05):
+        pass  # free again
+    holder.close()
+    waiter.close()
+
+
+def test_the_cache_is_dropped_after_its_ttl(store: SqliteStorage, run_async: RunAsync) -> None:
+    record = make_record("acme", "edited")
+    run_async(store.commit([Put(record, None)]))
+    counter = ChangeCounter(store.path)
+    cache = SqliteRecordCache(counter, ttl=0.05)
+    cache.get(record.key)
+    cache.put(record)
+    assert cache.get(record.key) is record
+    time.sleep(0.1)
+    assert cache.get(record.key) is None  # dropped: read SQLite again
+    counter.close()
