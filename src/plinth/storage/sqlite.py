@@ -12,9 +12,8 @@ import asyncio
 import itertools
 import re
 import sqlite3
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -182,17 +181,8 @@ class SqliteStorage:
         await loop.run_in_executor(self._write_thread, self._commit_sync, ops)
 
     def _commit_sync(self, ops: Sequence[Operation]) -> None:
-        with self._writing():
+        with self._changes.writing():  # the record caches of every worker watch it
             self._commit_ops(ops)
-
-    @contextmanager
-    def _writing(self) -> Iterator[None]:
-        """Every commit, marked on the change counter the record caches of all processes watch."""
-        try:
-            with self._changes.writing(BUSY_TIMEOUT_MS / 1000):
-                yield
-        except TimeoutError as exc:
-            raise StorageError("unavailable", None, str(exc)) from exc
 
     def _commit_ops(self, ops: Sequence[Operation]) -> None:
         conn = self._writer
@@ -246,7 +236,7 @@ class SqliteStorage:
         await loop.run_in_executor(self._write_thread, self._load_sync, rows)
 
     def _load_sync(self, rows: Sequence[Row]) -> None:
-        with self._writing():
+        with self._changes.writing():
             self._load_rows(rows)
 
     def _load_rows(self, rows: Sequence[Row]) -> None:

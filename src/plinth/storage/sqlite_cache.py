@@ -57,11 +57,15 @@ class ChangeCounter:
         return int(self._value[0])
 
     @contextmanager
-    def writing(self, timeout_s: float) -> Iterator[None]:
-        """Hold the counter odd around a commit. Other processes' commits wait for the lock, as
-        for SQLite's own (polling, as its busy handler does), at most ``timeout_s``; then
-        :class:`TimeoutError`."""
-        self._lock(timeout_s)
+    def writing(self) -> Iterator[None]:
+        """Hold the counter odd around a commit.
+
+        Commits of other processes wait for the lock in the kernel's queue, which also spares
+        them SQLite's busy handler. (Polling for it, as that handler does, let one busy worker
+        starve another for a second: the sleeper kept missing the moments the lock was free.)
+        The wait has no time limit of its own: a holder holds the lock for one commit, which
+        SQLite's ``busy_timeout`` bounds, and the kernel releases the lock of a dead holder."""
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
         try:
             value = self._value[0]
             self._value[0] = value + (1 if value % 2 == 0 else 2)  # odd: a commit is under way
@@ -71,18 +75,6 @@ class ChangeCounter:
                 self._value[0] = self._value[0] + 1  # even: committed (or rolled back)
         finally:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
-
-    def _lock(self, timeout_s: float) -> None:
-        deadline, pause = time.monotonic() + timeout_s, 0.0002
-        while True:
-            try:
-                fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise TimeoutError(f"another process has held {self.path} for {timeout_s:g} s") from None
-                time.sleep(pause)
-                pause = min(pause * 2, 0.005)
 
     def close(self) -> None:
         self._value.release()
