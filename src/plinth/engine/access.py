@@ -109,10 +109,15 @@ class AccessControl:
         self._identities: dict[str, frozenset[str]] = {}
         self._decisions: dict[str, dict[Any, bool]] = {}
         self._filters: dict[str, Filter | None] = {}
+        #: The server admins' access, one object each (their right does not hang on policies).
+        self._unrestricted: dict[Principal, Unrestricted] = {}
 
     async def for_principal(self, principal: Principal, org: str) -> Access:
         if principal.server_admin:
-            return Unrestricted(principal.link)
+            unrestricted = self._unrestricted.get(principal)
+            if unrestricted is None:
+                unrestricted = self._unrestricted[principal] = Unrestricted(principal.link)
+            return unrestricted
         generation = await self._watcher.current()
         if generation != self._generation:
             self._sets.clear()

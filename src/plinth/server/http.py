@@ -29,7 +29,7 @@ def next_request_id() -> str:
     return f"{_ID_PREFIX}{next(_ID_COUNTER) & 0xFFFFFFFFFFFF:012x}"
 
 
-@dataclass
+@dataclass(slots=True)
 class Request:
     method: str
     path: str
