@@ -96,3 +96,29 @@ class Settle:
             if load < self.threshold_cores or self.waited_s >= self.budget_s:
                 return load
             self.waited_s += self.probe_s
+
+
+def process_ticks(pid: int) -> int:
+    """utime + stime of one process (0 once it is gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0
+    fields = stat[stat.rfind(")") + 2 :].split()
+    return int(fields[11]) + int(fields[12])
+
+
+#: A run is lopsided when its least busy worker used less than this share of the busiest's CPU.
+LOPSIDED_SHARE = 0.25
+
+
+def lopsided(before: dict[int, int], after: dict[int, int]) -> bool:
+    """Whether one worker did (nearly) all the work while another idled.
+
+    wrk opens its few connections once, and the kernel hands each to whichever worker accepts
+    first, so all of them now and then land on one worker: that run measures one worker, not
+    the server."""
+    used = [after.get(pid, 0) - ticks for pid, ticks in before.items()]
+    if len(used) < 2 or max(used) <= 0:
+        return False
+    return min(used) < LOPSIDED_SHARE * max(used)

@@ -75,18 +75,32 @@ def plans(run: Run) -> Plans:
     )
 
 
+#: Measured runs of a figure, at most, while its connections keep landing on one worker.
+LOPSIDED_ATTEMPTS = 3
+
+
 def measure(run: Run, server: Running, key: str | None, plan: RequestPlan, label: str) -> WrkResult:
-    """A warm-up (discarded), then the measured run."""
+    """A warm-up (discarded), then the measured run; measured again (each wrk run connects
+    anew) when the load left a worker idle (``cpu.lopsided``)."""
     headers = {"Content-Type": "application/json"} if plan.body_prefix is not None else {}
     if key is not None:
         headers["Authorization"] = f"Bearer {key}"
     warm = Load(run.opts.load.threads, run.opts.load.connections, run.opts.warmup_s, run.opts.load.timeout_s)
     run_wrk(run.wrk, server.url, plan, headers, warm, run.workdir)
-    run.settle.wait(server.proc.pid, server.database)
-    before = cpu.snapshot(server.proc.pid, server.database)
-    result = run_wrk(run.wrk, server.url, plan, headers, run.opts.load, run.workdir)
-    result = replace(result, other_cores=cpu.other_cores(before, cpu.snapshot(server.proc.pid, server.database)))
-    flag = f"  (errors: {report.errors_cell(result)})" if result.errors else ""
+    workers = server.workers()
+    flag = ""
+    for attempt in range(1, LOPSIDED_ATTEMPTS + 1):
+        run.settle.wait(server.proc.pid, server.database)
+        before = cpu.snapshot(server.proc.pid, server.database)
+        ticks = {pid: cpu.process_ticks(pid) for pid in workers}
+        result = run_wrk(run.wrk, server.url, plan, headers, run.opts.load, run.workdir)
+        result = replace(result, other_cores=cpu.other_cores(before, cpu.snapshot(server.proc.pid, server.database)))
+        if not cpu.lopsided(ticks, {pid: cpu.process_ticks(pid) for pid in workers}):
+            break
+        flag = f"  (run {attempt} had one worker idle: measured again)"
+        if attempt == LOPSIDED_ATTEMPTS:
+            flag = f"  (one worker idle in all {attempt} runs)"
+    flag += f"  (errors: {report.errors_cell(result)})" if result.errors else ""
     for code, body in result.samples.items():
         flag += f"\n      first {code}: {body[:200]}"
     shown = f"{result.rps:>9,.0f} req/s  p50 {result.p50_ms:6.2f} ms  p99 {result.p99_ms:6.2f} ms"

@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from bench import cpu
 from bench.client import WalkTooSlow, page_url
 from bench.loadgen import RequestPlan, WrkResult, lua_script, parse_output
 from bench.report import Figure, ScaleFigure, errors_cell, format_table, memory_rows, scale_rows, throughput_rows
@@ -199,3 +200,20 @@ def test_page_url_follows_next_links_to_the_page() -> None:
 def test_page_url_gives_up_after_its_deadline() -> None:
     with _paged_api(30) as api, pytest.raises(WalkTooSlow, match="reached only page 1 of 20"):
         page_url(api, "/org/acme/domain?limit=50", 20, -1)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "lopsided"),
+    [
+        ({1: 100, 2: 100}, {1: 600, 2: 590}, False),  # both busy
+        ({1: 100, 2: 100}, {1: 600, 2: 150}, True),  # one did a tenth of the other's work
+        ({1: 100, 2: 100}, {1: 600, 2: 240}, False),  # uneven, but both served
+        ({1: 100}, {1: 600}, False),  # one worker: nothing to balance
+        ({1: 100, 2: 100}, {1: 100, 2: 100}, False),  # no work measured at all
+        ({1: 100, 2: 100}, {1: 600}, True),  # a worker gone counts as idle
+    ],
+)
+def test_a_run_that_left_a_worker_idle_is_lopsided(
+    before: dict[int, int], after: dict[int, int], lopsided: bool
+) -> None:
+    assert cpu.lopsided(before, after) is lopsided
