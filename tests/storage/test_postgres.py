@@ -11,12 +11,12 @@ import psycopg
 import pytest
 
 from plinth.storage import open_storage
-from plinth.storage.base import Storage, StorageError
+from plinth.storage.base import Put, Storage, StorageError
 from plinth.storage.postgres import PostgresStorage
 from tests.aio import RunAsync
 from tests.storage import conformance
 from tests.storage.property_query import run_filters_agree_with_evaluator
-from tests.storage.records import assert_same, create, make_record, new_org
+from tests.storage.records import assert_same, create, make_record, new_org, next_version
 
 pytestmark = pytest.mark.postgres
 
@@ -137,3 +137,35 @@ async def _retry_while_unavailable(action: Callable[[], Awaitable[None]]) -> Non
         except StorageError as error:
             assert error.code == "unavailable"
     await action()
+
+
+def test_a_commit_chosen_as_a_deadlock_victim_is_run_again(
+    store: PostgresStorage, fresh_pg_url: str, run_async: RunAsync
+) -> None:
+    """Another session locks ``second``, then waits for ``first``, which the commit has locked
+    while it waits for ``second``. PostgreSQL breaks the cycle by rolling back the session whose
+    ``deadlock_timeout`` runs out first: the commit's (the server's 1 s; the other's is 30 s).
+    The commit must then run again and store both records, not answer 503 (``unavailable``)."""
+    org = new_org()
+    first, second = make_record(org, "first"), make_record(org, "second")
+    run_async(create(store, [first, second]))
+
+    async def scenario() -> None:
+        other = await psycopg.AsyncConnection.connect(fresh_pg_url, autocommit=False)
+        try:
+            timeout = await (await other.execute("SHOW deadlock_timeout")).fetchone()
+            assert timeout is not None and timeout[0] == "1s", "the server's deadlock_timeout decides the victim"
+            await other.execute("SET deadlock_timeout = '30s'")
+            touch = "UPDATE resources SET doc = doc WHERE org = %s AND name = %s"
+            await other.execute(touch, (org, "second"))
+            commit = asyncio.ensure_future(store.commit([Put(next_version(first), 1), Put(next_version(second), 1)]))
+            await asyncio.sleep(0.3)  # the commit holds first and waits for second
+            await other.execute(touch, (org, "first"))  # waits until the commit is rolled back
+            await other.commit()
+            await asyncio.wait_for(commit, PATIENCE_SECONDS)
+        finally:
+            await other.close()
+
+    run_async(scenario())
+    assert_same(run_async(store.get(first.key)), next_version(first))
+    assert_same(run_async(store.get(second.key)), next_version(second))

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import random
 import select
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -78,6 +79,18 @@ KEEPALIVES: dict[str, Any] = {"keepalives": 1, "keepalives_idle": 10, "keepalive
 PREPARE_THRESHOLD = 5
 #: Rows the server-side cursor of :meth:`PostgresStorage.dump` sends at a time.
 DUMP_FETCH = 1000
+#: Runs of a commit PostgreSQL rolls back (deadlock, serialization failure) before giving up,
+#: with a random pause of up to this many seconds times the attempt between them.
+ROLLED_BACK_ATTEMPTS = 5
+ROLLED_BACK_PAUSE_S = 0.02
+#: SQLSTATE class 40 (psycopg makes each a sibling, not a subclass, of ``TransactionRollback``).
+ROLLED_BACK_BY_SERVER = (pgerrors.DeadlockDetected, pgerrors.SerializationFailure, pgerrors.TransactionRollback)
+
+
+class _RolledBack(Exception):
+    """A transaction PostgreSQL rolled back on its own; nothing of it was stored."""
+
+
 #: After loading events with their own ``seq``, new events must number above them.
 _ADVANCE_EVENT_SEQ = "SELECT setval(pg_get_serial_sequence('events', 'seq'), (SELECT max(seq) FROM events))"
 
@@ -307,18 +320,32 @@ class PostgresStorage:
         return _records(await self._fetch(st.render(st.referrers_sql(len(kinds)), "%s"), [org, href, *kinds]))
 
     async def commit(self, ops: Sequence[Operation]) -> None:
+        """One transaction. One that PostgreSQL rolled back to break a deadlock (or for a
+        serialization failure) changed nothing and is run again, up to
+        :data:`ROLLED_BACK_ATTEMPTS` times; its preconditions are checked anew each time."""
         keys = written_keys(ops)
 
         async def apply_all(conn: psycopg.AsyncConnection) -> None:
-            async with conn.transaction():
-                for op in ops:
-                    await self._apply(conn, op)
-                if keys:
-                    # Delivered at commit, to every replica's record cache (this one's too).
-                    await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload_for(keys)))
+            try:
+                async with conn.transaction():
+                    for op in ops:
+                        await self._apply(conn, op)
+                    if keys:
+                        # Delivered at commit, to every replica's record cache (this one's too).
+                        await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload_for(keys)))
+            except ROLLED_BACK_BY_SERVER as exc:
+                raise _RolledBack(exc) from exc  # not a lost connection: keep it from _on_connection
 
         try:
-            await self._run(apply_all)
+            for attempt in range(1, ROLLED_BACK_ATTEMPTS + 1):
+                try:
+                    await self._run(apply_all)
+                    return
+                except _RolledBack as exc:
+                    if attempt == ROLLED_BACK_ATTEMPTS:
+                        raise StorageError("conflict", None, f"rolled back {attempt} times: {exc}") from exc
+                    log.info("transaction rolled back (%s); running it again", exc.__cause__)
+                    await asyncio.sleep(random.uniform(0, ROLLED_BACK_PAUSE_S * attempt))
         finally:
             # Whatever happened, the next read of these keys goes to the database: after a
             # success it sees this write, after a lost compare-and-swap the winner's.
