@@ -197,6 +197,17 @@ async def run_meta_set_and_only_if_absent(store: Storage) -> None:
     assert await store.get_meta(name) == "third"
 
 
+async def run_meta_compare_and_set(store: Storage) -> None:
+    name = f"setting-{new_org()}"
+    await store.commit([SetMeta(name, "mine", replacing="absent")])
+    assert await store.get_meta(name) is None  # nothing to replace: not created either
+    await store.commit([SetMeta(name, "first")])
+    await store.commit([SetMeta(name, "second", replacing="not-first")])
+    assert await store.get_meta(name) == "first"
+    await store.commit([SetMeta(name, "second", replacing="first")])
+    assert await store.get_meta(name) == "second"
+
+
 async def run_ping_answers(store: Storage) -> None:
     # The store is reachable, so ping returns rather than raising "unavailable".
     assert await store.ping() is None
@@ -215,6 +226,7 @@ CHECKS: list[Check] = [
     run_events_in_order_after_a_seq,
     run_events_outlive_the_record_and_continue,
     run_meta_set_and_only_if_absent,
+    run_meta_compare_and_set,
     run_ping_answers,
     *conformance_query.CHECKS,
 ]

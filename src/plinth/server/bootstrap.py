@@ -1,9 +1,10 @@
 """First start and new orgs: the built-in groups and policies, the admin service account, its key.
 
 On the first start with an empty store, exactly one process (replicas may race) claims the
-bootstrap, creates the org named by ``--org`` with its built-ins and an ``admin`` service account
-in ``superusers``, mints the admin key (printed once, written 0600 to the data dir) and records
-``admin`` as the holder of the server-admin right (creating further orgs).
+bootstrap, creates the org named by ``--org`` with its built-ins and an ``admin`` service
+account in ``superusers``, mints the admin key (printed once, written 0600 to the data dir) and
+records ``admin`` as the holder of the server-admin right (creating further orgs). A claim left
+by a process killed before it finished is taken over after :data:`CLAIM_LEASE_S`.
 
 Every org gets the same built-ins: groups ``superusers`` and ``viewers``, and for every served
 kind the policies ``superusers-{kind}`` (manage) and ``viewers-{kind}`` (view), ``target: all``.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import time
 from pathlib import Path
 
 from plinth.auth.authn import SERVER_ADMIN_META
@@ -25,6 +27,8 @@ from plinth.kinds.permissions import PERMISSIONS
 from plinth.storage.base import SetMeta, Storage
 
 CLAIM_META = "bootstrap.claim"
+#: Seconds after which a claim whose bootstrap never finished may be taken over.
+CLAIM_LEASE_S = 60.0
 ORG_META = "bootstrap.org"
 KEY_FILE = "bootstrap-admin.key"
 ADMIN = "admin"
@@ -52,11 +56,40 @@ async def seed_org(engine: Engine, org: str) -> None:
             await engine.upsert(RequestInfo(kind="policy", org=org, name=name), body, system=BUILTIN)
 
 
+def _claimed_at(claim: str) -> float | None:
+    """When a claim (``"<token> <unix time>"``) was made; ``None`` for one without a time."""
+    _, _, at = claim.partition(" ")
+    try:
+        return float(at)
+    except ValueError:
+        return None
+
+
+async def _claim(storage: Storage) -> bool:
+    """Whether this process gets to bootstrap: it made the claim, or took over one whose
+    claimer has not finished within :data:`CLAIM_LEASE_S` (it was killed: a claimer that
+    finishes records ``ORG_META``, and its work takes well under a second)."""
+    mine = f"{secrets.token_hex(16)} {time.time():.3f}"
+    await storage.commit([SetMeta(CLAIM_META, mine, only_if_absent=True)])
+    held = await storage.get_meta(CLAIM_META)
+    if held == mine:
+        return True
+    if held is None or await storage.get_meta(ORG_META) is not None:
+        return False
+    claimed_at = _claimed_at(held)
+    if claimed_at is not None and time.time() - claimed_at < CLAIM_LEASE_S:
+        return False  # another process may be bootstrapping right now
+    await storage.commit([SetMeta(CLAIM_META, mine, replacing=held)])  # one of the racers wins
+    return await storage.get_meta(CLAIM_META) == mine
+
+
 async def bootstrap(engine: Engine, storage: Storage, org: str) -> str | None:
-    """Claim and perform the first start; returns the admin key to the process that did it."""
-    token = secrets.token_hex(16)
-    await storage.commit([SetMeta(CLAIM_META, token, only_if_absent=True)])
-    if await storage.get_meta(CLAIM_META) != token:
+    """Claim and perform the first start; returns the admin key to the process that did it.
+
+    Every step after the claim is idempotent, so a process that takes over the claim of one
+    killed half-way simply does them all again (the dead one's admin key, never shown, stays
+    listed on the admin account)."""
+    if not await _claim(storage):
         return None
     kid = await ensure_signing_key(storage)
     signing = await load_key(storage, kid)

@@ -82,11 +82,16 @@ class AppendEvent:
 
 @dataclass(frozen=True, slots=True)
 class SetMeta:
-    """A server setting kept in the store (bootstrap state, signing keys)."""
+    """A server setting kept in the store (bootstrap state, signing keys).
+
+    With ``only_if_absent`` it is written only if the setting does not exist; with ``replacing``
+    only if its current value is that one (compare-and-set). Otherwise the operation does
+    nothing, silently: the caller reads the setting back to learn whether it won."""
 
     name: str
     value: str
     only_if_absent: bool = False
+    replacing: str | None = None
 
 
 Operation = Put | Delete | AppendEvent | SetMeta

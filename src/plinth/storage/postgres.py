@@ -452,7 +452,8 @@ class PostgresStorage:
         elif isinstance(op, AppendEvent):
             await conn.execute(q["INSERT_EVENT"], (*_key_params(op.key), op.id, op.created, op.doc.decode()))
         elif isinstance(op, SetMeta):
-            await conn.execute(q["SET_META_IF_ABSENT" if op.only_if_absent else "SET_META"], (op.name, op.value))
+            statement, params = st.set_meta(op)
+            await conn.execute(q[statement], params)
 
     async def _missing_or_conflict(self, conn: psycopg.AsyncConnection, key: Key) -> StorageError:
         cursor = await conn.execute(self._sql["EXISTS_RESOURCE"], _key_params(key))

@@ -38,6 +38,7 @@ from plinth.storage.sqlbuild import Fragment, compile_list, sql
 from plinth.storage.sqlite_cache import ChangeCounter, SqliteRecordCache
 
 BUSY_TIMEOUT_MS = 10_000
+_STATEMENTS = st.rendered("?")
 #: Rows :meth:`SqliteStorage.dump` fetches at a time.
 DUMP_FETCH = 1000
 
@@ -308,8 +309,8 @@ def _apply(conn: sqlite3.Connection, op: Operation) -> None:
     elif isinstance(op, AppendEvent):
         conn.execute(st.render(st.INSERT_EVENT, "?"), (*_key_params(op.key), op.id, op.created, op.doc.decode()))
     elif isinstance(op, SetMeta):
-        statement = st.SET_META_IF_ABSENT if op.only_if_absent else st.SET_META
-        conn.execute(st.render(statement, "?"), (op.name, op.value))
+        statement, params = st.set_meta(op)
+        conn.execute(_STATEMENTS[statement], params)
 
 
 __all__ = ["SqliteStorage", "migrate"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from plinth.storage.base import Key, MetaEntry, Record, Ref, Row, StoredEvent
+from plinth.storage.base import Key, MetaEntry, Record, Ref, Row, SetMeta, StoredEvent
 
 _KEY = "org = {p} AND kind = {p} AND parent = {p} AND name = {p}"
 
@@ -25,6 +25,14 @@ SELECT_EVENTS = f"SELECT seq, doc FROM events WHERE {_KEY} AND seq > {{p}} ORDER
 SELECT_META = "SELECT value FROM meta WHERE name = {p}"
 SET_META = "INSERT INTO meta (name, value) VALUES ({p}, {p}) ON CONFLICT (name) DO UPDATE SET value = excluded.value"
 SET_META_IF_ABSENT = "INSERT INTO meta (name, value) VALUES ({p}, {p}) ON CONFLICT (name) DO NOTHING"
+SET_META_REPLACING = "UPDATE meta SET value = {p} WHERE name = {p} AND value = {p}"
+
+
+def set_meta(op: SetMeta) -> tuple[str, tuple[str, ...]]:
+    """The statement name (in :func:`rendered`) and parameters of a :class:`SetMeta`."""
+    if op.replacing is not None:
+        return "SET_META_REPLACING", (op.value, op.name, op.replacing)
+    return ("SET_META_IF_ABSENT" if op.only_if_absent else "SET_META"), (op.name, op.value)
 
 
 # Export and import (``Storage.dump`` and ``Storage.load``): every column, in a stable order.
