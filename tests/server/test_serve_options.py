@@ -41,6 +41,25 @@ def test_two_workers_share_one_sqlite_store_without_losing_writes(tmp_path: Path
         server.stop()
 
 
+def test_every_sqlite_worker_reads_each_acknowledged_write(tmp_path: Path) -> None:
+    """Each worker serves reads from its own record cache: an acknowledged write must still be
+    what every later read sees, whichever worker made it and whichever answers the read."""
+    server = start_server(tmp_path / "data", workers=2)
+    try:
+        with server.client() as api:
+            assert api.post("/org/acme/gvc", json={"name": "seen"}).status_code == 201
+        for i in range(30):
+            with server.client() as writer:  # a new connection: either worker may take it
+                acked = writer.patch("/org/acme/gvc/seen", json={"description": f"write {i}"})
+            assert acked.status_code == 200
+            for _ in range(4):
+                with server.client() as reader:
+                    item = reader.get("/org/acme/gvc/seen").json()
+                assert (item["version"], item["description"]) == (i + 2, f"write {i}")
+    finally:
+        server.stop()
+
+
 def test_tls_serves_https_with_the_given_certificate(tmp_path: Path) -> None:
     cert, key = self_signed(tmp_path)
     server = start_server(
