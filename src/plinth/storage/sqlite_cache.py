@@ -32,6 +32,7 @@ from pathlib import Path
 from plinth.storage.base import Key, Record
 
 COUNTER_BYTES = 8
+#: As for PostgreSQL's (``record_cache.py``): about 10-20 MB of domain-sized records.
 MAX_ENTRIES = 10_000
 #: How long changes made by programs other than Plinth may go unseen.
 TTL_S = 2.0
