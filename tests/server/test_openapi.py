@@ -30,7 +30,8 @@ from referencing.jsonschema import DRAFT202012
 from plinth.engine.pipeline import build_candidate
 from plinth.engine.render import client_view, finish_item
 from plinth.kinds import REGISTRY
-from plinth.kinds.base import Item, KindContext, KindSpec
+from plinth.kinds.base import Item, KindAction, KindContext, KindSpec
+from plinth.kinds.serviceaccount import AddKeyRequest
 from plinth.server.openapi import build_document, openapi_document
 
 ORG = "acme"
@@ -204,6 +205,20 @@ def test_the_action_endpoints_are_documented(doc: dict[str, Any]) -> None:
     assert list(add_key.iter_errors({"description": "ci"})) == []
     assert list(add_key.iter_errors({"description": " ci"})) and list(add_key.iter_errors({}))
     assert list(component(doc, "InviteRequest").iter_errors({"emails": []}))
+
+
+def test_a_gvc_scoped_kind_gets_its_declared_actions_under_its_gvc() -> None:
+    base = next(k for k in REGISTRY.values() if k.scope == "gvc")
+    poke = KindAction(operation_id="pokeWidgets", method="POST", path="-poke", summary="Poke", body=AddKeyRequest)
+    probe = KindAction(operation_id="probeWidget", method="GET", path="-probe/{depth}", summary="Probe", on_item=True)
+    widget = replace(base, name="widget", title="Widget", actions=(poke, probe))
+    built = build_document({**REGISTRY, "widget": widget})
+    validate_spec(built)  # every {param} of a path is declared
+    documented = {(p, m) for p, m, op in operations(built) if op.get("x-plinth-kind") == "widget"}
+    assert documented == expected_operations(widget)
+    assert {"/org/{org}/gvc/{gvc}/widget/-poke", "/org/{org}/gvc/{gvc}/widget/{name}/-probe/{depth}"} <= set(
+        built["paths"]
+    )
 
 
 def test_the_bytes_are_computed_once_per_registry() -> None:

@@ -273,7 +273,7 @@ class KindPaths:
             for seg in action.path.split("/")
             if seg.startswith("{") and seg.endswith("}")
         ]
-        answer = f"{self.prefix}" if action.response is None else action.response
+        answer = self.prefix if action.response is None else action.response
         ok = {str(action.status): _reply(action.summary, answer)}
         body = None if action.body is None else self.schemas.body_name(action.body)
         errors = BODY_ERRORS if body is not None else COMMON_ERRORS
@@ -284,7 +284,7 @@ class KindPaths:
         k = self.kind
         out: dict[str, PathItem] = {}
         if k.scope == "root":
-            base, item_params = "/org", [_org_as_name(k)]
+            base, base_params, item_params = "/org", [], [_org_as_name(k)]
             out["/org"] = self._collection([])
             out["/org/{org}"] = self._item(item_params)
             out["/org/{org}/-eventlog"] = self._eventlog(item_params)
@@ -299,6 +299,7 @@ class KindPaths:
                 self._path_params("org", item=True),
                 self._path_params("org"),
             )
+            base_params = kind_params
             out[base] = self._collection(kind_params)
             if "list" in k.verbs:
                 out[base + "/-query"] = self._query(kind_params)
@@ -309,7 +310,8 @@ class KindPaths:
                 self._path_params("org", "gvc", item=True),
                 self._path_params("org"),
             )
-            out[base] = self._collection(self._path_params("org", "gvc"))
+            base_params = self._path_params("org", "gvc")
+            out[base] = self._collection(base_params)
             if "list" in k.verbs:
                 out[f"/org/{{org}}/{k.name}"] = self._collection(kind_params, in_org=True)
                 out[f"/org/{{org}}/{k.name}/-query"] = self._query(kind_params)
@@ -321,8 +323,10 @@ class KindPaths:
         if k.permissions:
             out[f"/org/{{org}}/{k.name}/-schema/permissions"] = self._permissions(kind_params)
         for action in k.actions:
-            where = item if action.on_item else base
-            out[f"{where}/{action.path}"] = self._action(action, item_params if action.on_item else kind_params)
+            if k.scope == "root" and not action.on_item:
+                raise ValueError(f"{k.name}: the router serves no action on /org itself ({action.path})")
+            where, params = (item, item_params) if action.on_item else (base, base_params)
+            out[f"{where}/{action.path}"] = self._action(action, params)
         return {path: item for path, item in out.items() if set(item) - {"parameters"}}
 
 
