@@ -395,6 +395,9 @@ def test_the_org_permissions_schema_is_reachable(api: httpx.Client) -> None:
     # Only the schema: orgs still do not nest.
     for path in (f"/org/{ORG}/org", f"/org/{ORG}/org/{ORG}", f"/org/{ORG}/org/-query"):
         assert api.get(path).status_code == 404
+    # Under a name no org can have (this key is the server admin's, so it is not a 401), like any path.
+    invalid = api.get("/org/Not_An_Org/org/-schema/permissions")
+    assert invalid.status_code == 404 and invalid.json()["details"] == {"kind": "org", "name": "Not_An_Org"}
 
 
 def test_access_report_says_who_holds_what_through_which_policy(api: httpx.Client, unique: str) -> None:

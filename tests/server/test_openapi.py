@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import string
 import uuid
 from collections.abc import Iterator
 from dataclasses import replace
@@ -29,7 +30,8 @@ from referencing.jsonschema import DRAFT202012
 from plinth.engine.pipeline import build_candidate
 from plinth.engine.render import client_view, finish_item
 from plinth.kinds import REGISTRY
-from plinth.kinds.base import Item, KindContext, KindSpec
+from plinth.kinds.base import Item, KindAction, KindContext, KindSpec
+from plinth.kinds.serviceaccount import AddKeyRequest
 from plinth.server.openapi import build_document, openapi_document
 
 ORG = "acme"
@@ -134,7 +136,11 @@ def expected_operations(kind: KindSpec) -> set[tuple[str, str]]:
     else:
         collection = f"/org/{{org}}/gvc/{{gvc}}/{kind.name}"
         item, org_wide = f"{collection}/{{name}}", f"/org/{{org}}/{kind.name}"
-    out = {(item + "/-eventlog", "get")}
+    out = {(item + "/-eventlog", "get"), (item + "/-accessreport", "get")}
+    if kind.permissions:
+        out.add((f"/org/{{org}}/{kind.name}/-schema/permissions", "get"))
+    for action in kind.actions:
+        out.add((f"{item if action.on_item else collection}/{action.path}", action.method.lower()))
     by_verb = {"list": [(collection, "get")], "create": [(collection, "post")], "get": [(item, "get")]}
     by_verb |= {"replace": [(collection, "put"), (item, "put")], "patch": [(item, "patch")]}
     by_verb["delete"] = [(item, "delete")]
@@ -172,6 +178,49 @@ def test_a_kind_with_fewer_verbs_gets_fewer_operations() -> None:
     assert "post" not in built["paths"]["/org/{org}/gvc/{gvc}/widget"]
 
 
+def test_the_action_endpoints_are_documented(doc: dict[str, Any]) -> None:
+    """The actions ``server/routes.py`` serves beyond the verbs, each with its body and answer."""
+    schemas = "#/components/schemas/"
+    expected = {
+        ("/org/{org}/serviceaccount/{name}/-addKey", "post"): ("201", "AddKeyRequest", "NewServiceAccountKey"),
+        ("/org/{org}/user/-invite", "post"): ("200", "InviteRequest", "Invitations"),
+        ("/org/{org}/user/-for/email/{email}", "get"): ("200", None, "User"),
+        ("/org/{org}/org/-schema/permissions", "get"): ("200", None, "OrgPermissions"),
+        ("/org/{org}/-accessreport", "get"): ("200", None, "AccessReport"),
+        ("/org/{org}/gvc/{gvc}/volumeset/{name}/-accessreport", "get"): ("200", None, "AccessReport"),
+        ("/org/{org}/volumeset/-schema/permissions", "get"): ("200", None, "VolumeSetPermissions"),
+    }
+    for (path, method), (status, body, answer) in expected.items():
+        op = doc["paths"][path][method]
+        assert [s for s in op["responses"] if s < "400"] == [status], path
+        assert op["responses"][status]["content"]["application/json"]["schema"] == {"$ref": schemas + answer}
+        assert "x-plinth-kind" in op
+        if body is None:
+            assert "requestBody" not in op and set(op["responses"]) >= {"401", "403", "404"}
+        else:
+            assert op["requestBody"]["content"]["application/json"]["schema"] == {"$ref": schemas + body}
+            assert {"400", "413", "415"} <= set(op["responses"]), path
+    # The bodies are the models the actions validate with, trim rule included.
+    add_key = component(doc, "AddKeyRequest")
+    assert list(add_key.iter_errors({"description": "ci"})) == []
+    assert list(add_key.iter_errors({"description": " ci"})) and list(add_key.iter_errors({}))
+    assert list(component(doc, "InviteRequest").iter_errors({"emails": []}))
+
+
+def test_a_gvc_scoped_kind_gets_its_declared_actions_under_its_gvc() -> None:
+    base = next(k for k in REGISTRY.values() if k.scope == "gvc")
+    poke = KindAction(operation_id="pokeWidgets", method="POST", path="-poke", summary="Poke", body=AddKeyRequest)
+    probe = KindAction(operation_id="probeWidget", method="GET", path="-probe/{depth}", summary="Probe", on_item=True)
+    widget = replace(base, name="widget", title="Widget", actions=(poke, probe))
+    built = build_document({**REGISTRY, "widget": widget})
+    validate_spec(built)  # every {param} of a path is declared
+    documented = {(p, m) for p, m, op in operations(built) if op.get("x-plinth-kind") == "widget"}
+    assert documented == expected_operations(widget)
+    assert {"/org/{org}/gvc/{gvc}/widget/-poke", "/org/{org}/gvc/{gvc}/widget/{name}/-probe/{depth}"} <= set(
+        built["paths"]
+    )
+
+
 def test_the_bytes_are_computed_once_per_registry() -> None:
     first = openapi_document(REGISTRY)
     assert openapi_document(REGISTRY) is first
@@ -193,6 +242,8 @@ def test_operation_ids_are_unique_and_readable(doc: dict[str, Any]) -> None:
             assert f"create{cap}" in ids
         if "list" in kind.verbs and kind.scope != "root":
             assert f"query{cap}" in ids
+        assert f"get{cap}AccessReport" in ids and f"get{cap}PermissionSchema" in ids
+        assert {action.operation_id for action in kind.actions} <= set(ids)
 
 
 def test_every_ref_resolves(doc: dict[str, Any]) -> None:
@@ -219,15 +270,19 @@ def test_responses_name_headers_and_statuses(doc: dict[str, Any]) -> None:
         for status, reply in op["responses"].items():
             reply = resolve(doc, reply)
             assert "x-request-id" in reply["headers"], (path, method, status)
-            assert ("Location" in reply["headers"]) == (status == "201"), (path, method, status)
+            # An action's 201 (-addKey) makes no item, so there is nothing for a Location to name.
+            created_item = status == "201" and "/-" not in path
+            assert ("Location" in reply["headers"]) == created_item, (path, method, status)
             if int(status) >= 400 and path.startswith("/org"):
                 schema = reply["content"]["application/json"]["schema"]
                 assert {"$ref": "#/components/schemas/Error"} in schema["allOf"]
         if method == "delete":
             assert "202" in op["responses"] and "content" not in op["responses"]["202"]
-        if method in ("put", "patch") or (method == "post" and "-query" not in path):
+        if method in ("put", "patch") or (method == "post" and "/-" not in path):
             assert any(p == {"$ref": "#/components/parameters/DryRun"} for p in op["parameters"])
             assert op["requestBody"]["required"] is True
+        elif method == "post" and "-query" not in path:  # an action: no dryRun, and a body it needs
+            assert "parameters" not in op and op["requestBody"]["required"] is True
 
 
 # -- the schemas accept what the pipeline builds ---------------------------------------------
@@ -436,6 +491,8 @@ async def _exercise(doc: dict[str, Any], data_dir: Path) -> set[tuple[str, str]]
                     await check.call(path, method, {}, expect=200)
             for kind in kinds:
                 await _exercise_kind(doc, check, kind, gvc_name)
+            for kind in kinds:  # once every kind has items: an invitation may name a group
+                await _exercise_actions(doc, check, kind, gvc_name)
             for kind in reversed(kinds):
                 await _delete_kind(doc, check, kind, gvc_name)
             await _probe_unserved(doc, check, gvc_name)
@@ -448,6 +505,11 @@ async def _exercise(doc: dict[str, Any], data_dir: Path) -> set[tuple[str, str]]
 
 def _params(kind: KindSpec, name: str, gvc_name: str) -> dict[str, str]:
     return {"org": name if kind.scope == "root" else ORG, "gvc": gvc_name, "name": name}
+
+
+def _fields(template: str) -> set[str]:
+    """The path parameters of a template."""
+    return {field for _, field, _, _ in string.Formatter().parse(template) if field}
 
 
 async def _exercise_kind(doc: dict[str, Any], check: Conformance, kind: KindSpec, gvc_name: str) -> None:
@@ -470,7 +532,8 @@ async def _exercise_kind(doc: dict[str, Any], check: Conformance, kind: KindSpec
         t, m = pairs[f"apply{cap}"]
         await check.call(t, m, params, body=bodies[-1], expect=201)  # creates the item the reads below use
     for op_id, (t, m) in pairs.items():
-        if m == "get" and not op_id.startswith("continueQuery"):
+        # Item and collection reads; an action's own parameters (an email) are _exercise_actions' business.
+        if m == "get" and not op_id.startswith("continueQuery") and _fields(t) <= {"org", "gvc", "name"}:
             query = "limit=1" if not t.endswith("{name}") and t != "/org/{org}" else ""
             on_item = not query or "{name}" in t
             response = await check.call(
@@ -499,6 +562,45 @@ async def _exercise_kind(doc: dict[str, Any], check: Conformance, kind: KindSpec
             await check.call(*continuation, params, query="cursor=not-a-cursor", expect=400)
 
 
+#: The declared actions ``_exercise_actions`` knows how to call; a new one needs teaching there.
+KNOWN_ACTIONS = {"addServiceaccountKey", "inviteUsers", "getUserForEmail"}
+
+
+async def _exercise_actions(doc: dict[str, Any], check: Conformance, kind: KindSpec, gvc_name: str) -> None:
+    """Call each action the kind declares (``KindSpec.actions``) as a client would: on the items
+    ``_exercise_kind`` made, for a success and for the refusals its answer documents."""
+    declared = {action.operation_id for action in kind.actions}
+    assert declared <= KNOWN_ACTIONS, f"teach _exercise_actions to call {declared - KNOWN_ACTIONS}"
+    pairs = {op["operationId"]: (t, m) for t, m, op in operations(doc) if op.get("x-plinth-kind") == kind.name}
+    name = example_bodies(doc, kind)[0]["name"]
+    params = _params(kind, name, gvc_name)
+    if "addServiceaccountKey" in declared:
+        t, m = pairs["addServiceaccountKey"]
+        added = (await check.call(t, m, params, body={"description": "ci key"}, expect=201)).json()
+        account = (await check.client.get(t.removesuffix("/-addKey").format(**params))).json()
+        assert account["keys"][-1] == {k: added[k] for k in ("name", "created", "description")}
+        await check.call(t, m, params, body={"description": " padded"}, expect=400)
+        await check.call(t, m, {**params, "name": "no-such-account"}, body={"description": "ci"}, expect=404)
+    if "inviteUsers" in declared:
+        t, m = pairs["inviteUsers"]
+        group = f"//group/{example_name(REGISTRY['group'])}"
+        sent = [name.upper(), "not-an-email"]
+        invited = (await check.call(t, m, params, body={"emails": sent, "groupLink": group}, expect=200)).json()
+        assert invited["invitations"] == {sent[0]: f"/org/{ORG}/user/{name}"}
+        assert invited["errors"]["not-an-email"]["status"] == 400
+        again = (await check.call(t, m, params, body={"emails": [name]}, expect=200)).json()
+        assert again == {"invitations": {}, "errors": {name: again["errors"][name]}}
+        assert again["errors"][name]["code"] == "conflict"
+        await check.call(t, m, params, body={"emails": []}, expect=400)
+        # The invited user is an item now: who may do what to it.
+        await check.call(*pairs[f"get{kind.name.capitalize()}AccessReport"], params, expect=200)
+    if "getUserForEmail" in declared:
+        t, m = pairs["getUserForEmail"]
+        found = await check.call(t, m, {**params, "email": name.upper()}, expect=200)
+        assert found.json()["name"] == name
+        await check.call(t, m, {**params, "email": "nobody@example.com"}, expect=404)
+
+
 async def _delete_kind(doc: dict[str, Any], check: Conformance, kind: KindSpec, gvc_name: str) -> None:
     for path, method, op in operations(doc):
         if op.get("x-plinth-kind") == kind.name and method == "delete":
@@ -515,7 +617,8 @@ async def _probe_unserved(doc: dict[str, Any], check: Conformance, gvc_name: str
         if kind_name is None:
             continue
         kind = REGISTRY[kind_name]
-        url = template.format(**_params(kind, example_name(kind), gvc_name))
+        params = _params(kind, example_name(kind), gvc_name)
+        url = template.format(**params, **{field: "probe@example.com" for field in _fields(template) - set(params)})
         for method in METHODS:
             if method not in item:
                 response = await check.client.request(method.upper(), url, json={"name": "probe-x"})

@@ -80,13 +80,13 @@ def parse_path(path: str) -> RequestInfo:
     rest = rest[1:]
     if not rest:
         return RequestInfo(kind="org", org=org, name=org, action=action, action_args=args)
+    _require_parent("org", org)
     if rest[0] == "org":
         # Orgs are not nested in orgs. The one exception is the org kind's permission schema,
         # at the path every kind's is (policies may target the org).
         if len(rest) == 1 and action == "schema" and args == ("permissions",):
             return RequestInfo(kind="org", org=org, action=action, action_args=args)
         raise _unknown(raw)
-    _require_parent("org", org)
     if rest[0] == "gvc" and len(rest) >= 2:
         gvc = rest[1]
         if len(rest) == 2:

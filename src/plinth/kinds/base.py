@@ -106,6 +106,33 @@ def default_name_rule(name: str) -> str | None:
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class KindAction:
+    """An endpoint one kind serves beyond its verbs (``POST .../serviceaccount/{name}/-addKey``).
+
+    ``server/routes.py`` serves it; this declaration is what the OpenAPI document lists, and
+    the OpenAPI tests call every listed operation on the real app, so the two cannot drift.
+    Actions every kind has (``-eventlog``, ``-accessreport``, ``-schema/permissions``) are not
+    declared per kind.
+
+    - ``path``: what follows the collection (or, with ``on_item``, the item) path, from the
+      action on: ``-invite``, ``-for/email/{email}``. A ``{x}`` segment is a path parameter
+      holding any string the action then judges (a 404 when it names nothing).
+    - ``body``: the model of the request body; ``None`` when the action takes none.
+    - ``response``: the name of the answer's schema in the OpenAPI document
+      (``server/_openapi_schemas.py``); ``None`` means the kind's item, as a GET answers it.
+    """
+
+    operation_id: str
+    method: Literal["GET", "POST"]
+    path: str
+    summary: str
+    on_item: bool = False
+    body: type[BaseModel] | None = None
+    status: int = 200
+    response: str | None = None
+
+
 @dataclass(frozen=True)
 class KindSpec:
     """A kind, declared once. Only ``name`` and ``scope`` are required.
@@ -165,6 +192,8 @@ class KindSpec:
     #: Properties a query term may name (besides ``tags`` and ``spec.*`` paths).
     query_properties: tuple[str, ...] = COMMON_QUERY_PROPERTIES
     verbs: frozenset[str] = CRUD_VERBS
+    #: Endpoints beyond the verbs that only this kind serves (see :class:`KindAction`).
+    actions: tuple[KindAction, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.title:

@@ -24,15 +24,21 @@ from typing import Annotated
 from pydantic import Field, field_validator
 
 from plinth.kinds._spec_model import SpecModel
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindContext, KindSpec
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindAction, KindContext, KindSpec
 from plinth.kinds.permissions import permission_fields
 from plinth.meta import DESCRIPTION_MAX
+
+#: No leading or trailing whitespace, as a JSON Schema pattern.
+TRIMMED_PATTERN = r"^(\S([\s\S]*\S)?)?$"
 
 
 class AddKeyRequest(SpecModel):
     """The body of ``POST /org/{org}/serviceaccount/{name}/-addKey``."""
 
-    description: Annotated[str, Field(min_length=1, max_length=DESCRIPTION_MAX)]
+    # The pattern only documents the trim rule (the validator below enforces it, with its message).
+    description: Annotated[
+        str, Field(min_length=1, max_length=DESCRIPTION_MAX, json_schema_extra={"pattern": TRIMMED_PATTERN})
+    ]
 
     @field_validator("description")
     @classmethod
@@ -58,4 +64,16 @@ SERVICEACCOUNT = KindSpec(
     prepare=prepare_serviceaccount,
     **permission_fields("serviceaccount"),
     query_properties=(*COMMON_QUERY_PROPERTIES, "origin"),
+    actions=(
+        KindAction(
+            operation_id="addServiceaccountKey",
+            method="POST",
+            path="-addKey",
+            summary="Add a key to a ServiceAccount; the answer holds the secret key, this once",
+            on_item=True,
+            body=AddKeyRequest,
+            status=201,
+            response="NewServiceAccountKey",
+        ),
+    ),
 )

@@ -35,7 +35,7 @@ from pydantic import AfterValidator, Field
 from plinth.errors import FieldError
 from plinth.kinds._identity_links import user_name_problem
 from plinth.kinds._spec_model import NonEmptyStr, SpecModel, TopLevelModel
-from plinth.kinds.base import Item, KindContext, KindSpec
+from plinth.kinds.base import Item, KindAction, KindContext, KindSpec
 from plinth.kinds.permissions import permission_fields
 
 IDP_MAX = 250
@@ -90,4 +90,20 @@ USER = KindSpec(
     **permission_fields("user"),
     query_properties=("id", "name", "version", "created", "lastModified", "email", "idp"),
     verbs=frozenset({"get", "list", "patch", "delete"}),
+    actions=(
+        KindAction(
+            operation_id="inviteUsers",
+            method="POST",
+            path="-invite",
+            summary="Invite users by email, optionally into a group; each email succeeds or fails on its own",
+            body=InviteRequest,
+            response="Invitations",
+        ),
+        KindAction(
+            operation_id="getUserForEmail",
+            method="GET",
+            path="-for/email/{email}",
+            summary="The User with this email (any case)",
+        ),
+    ),
 )

@@ -7,11 +7,15 @@ Path shapes follow ``engine/requestinfo.py``; which methods exist follows the ki
   ``/org/{org}/{kind}``) and the ``-query`` endpoints (POST a query, GET to continue one);
 - ``create``: POST on the collection; ``replace``: PUT on the collection and on the item;
   ``get``, ``patch``, ``delete``: GET, PATCH, DELETE on the item;
-- ``-eventlog`` on every item, whatever the verbs (the router does not check them).
+- ``-eventlog`` and ``-accessreport`` on every item, whatever the verbs (the router does not
+  check them), and ``-schema/permissions`` on the collection of every kind with permissions
+  (the org's at ``/org/{org}/org/-schema/permissions``; a GVC-scoped kind's at the org level);
+- the kind's own actions (``KindSpec.actions``): ``-addKey``, ``-invite``, ``-for/email/{email}``.
 
 Responses name the real statuses: 201 with ``Location`` for a POST create and a PUT that
-created, 200 for updates and for every ``dryRun`` write, 202 with no body for DELETE; every
-response carries ``x-request-id``; errors share the ``Error`` body.
+created, 200 for updates and for every ``dryRun`` write, 202 with no body for DELETE, an
+action's declared status (201 with no ``Location`` for ``-addKey``: it creates no item);
+every response carries ``x-request-id``; errors share the ``Error`` body.
 """
 
 from __future__ import annotations
@@ -19,8 +23,8 @@ from __future__ import annotations
 from typing import Any
 
 from plinth.engine.paging import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
-from plinth.kinds.base import KindSpec
-from plinth.server._openapi_schemas import COMMON_NAME, name_schema, ref, schema_prefix
+from plinth.kinds.base import KindAction, KindSpec
+from plinth.server._openapi_schemas import COMMON_NAME, KindSchemas, name_schema, ref, schema_prefix
 
 Schema = dict[str, Any]
 Operation = dict[str, Any]
@@ -124,11 +128,13 @@ def plural(word: str) -> str:
 
 
 class KindPaths:
-    """The path items of one kind; ``statuses`` are the error statuses that exist."""
+    """The path items of one kind; ``statuses`` are the error statuses that exist, ``schemas``
+    name the components (the bodies of the kind's actions)."""
 
-    def __init__(self, kind: KindSpec, statuses: frozenset[int]) -> None:
+    def __init__(self, kind: KindSpec, statuses: frozenset[int], schemas: KindSchemas) -> None:
         self.kind = kind
         self.statuses = statuses
+        self.schemas = schemas
         self.prefix = schema_prefix(kind)
         self.cap = kind.name.capitalize()
 
@@ -249,29 +255,78 @@ class KindPaths:
         op["parameters"] = [_param("Limit"), _param("Cursor")]
         return {"parameters": params, "get": op}
 
+    def _access_report(self, params: list[Schema]) -> PathItem:
+        ok = {"200": _reply("Every permission of the kind, with the policies that grant it", "AccessReport")}
+        op = self._op(f"get{self.cap}AccessReport", f"Who may do what to a {self.kind.title}", ok, COMMON_ERRORS)
+        op["description"] = "Needs view on the item."
+        return {"parameters": params, "get": op}
+
+    def _permissions(self, params: list[Schema]) -> PathItem:
+        ok = {"200": _reply("The permissions and their implications", f"{self.prefix}Permissions")}
+        summary = f"The permissions a policy may grant on {plural(self.kind.title)}"
+        return {"parameters": params, "get": self._op(f"get{self.cap}PermissionSchema", summary, ok, COMMON_ERRORS)}
+
+    def _action(self, action: KindAction, params: list[Schema]) -> PathItem:
+        """A declared action; each ``{x}`` of its path is a string parameter."""
+        extra = [
+            {"name": seg[1:-1], "in": "path", "required": True, "schema": {"type": "string", "minLength": 1}}
+            for seg in action.path.split("/")
+            if seg.startswith("{") and seg.endswith("}")
+        ]
+        answer = self.prefix if action.response is None else action.response
+        ok = {str(action.status): _reply(action.summary, answer)}
+        body = None if action.body is None else self.schemas.body_name(action.body)
+        errors = BODY_ERRORS if body is not None else COMMON_ERRORS
+        op = self._op(action.operation_id, action.summary, ok, errors, body=body)
+        return {"parameters": params + extra, action.method.lower(): op}
+
     def paths(self) -> dict[str, PathItem]:
         k = self.kind
         out: dict[str, PathItem] = {}
         if k.scope == "root":
+            base, base_params, item_params = "/org", [], [_org_as_name(k)]
             out["/org"] = self._collection([])
-            out["/org/{org}"] = self._item([_org_as_name(k)])
-            out["/org/{org}/-eventlog"] = self._eventlog([_org_as_name(k)])
+            out["/org/{org}"] = self._item(item_params)
+            out["/org/{org}/-eventlog"] = self._eventlog(item_params)
+            out["/org/{org}/-accessreport"] = self._access_report(item_params)
+            # Orgs do not nest: the org kind's permissions are where every kind's are, under an org.
+            kind_params = self._path_params("org")
+            item = "/org/{org}"
         elif k.scope == "org":
             base = f"/org/{{org}}/{k.name}"
-            out[base] = self._collection(self._path_params("org"))
-            out[base + "/{name}"] = self._item(self._path_params("org", item=True))
-            out[base + "/{name}/-eventlog"] = self._eventlog(self._path_params("org", item=True))
+            item, item_params, kind_params = (
+                base + "/{name}",
+                self._path_params("org", item=True),
+                self._path_params("org"),
+            )
+            base_params = kind_params
+            out[base] = self._collection(kind_params)
             if "list" in k.verbs:
-                out[base + "/-query"] = self._query(self._path_params("org"))
+                out[base + "/-query"] = self._query(kind_params)
         else:
             base = f"/org/{{org}}/gvc/{{gvc}}/{k.name}"
-            out[base] = self._collection(self._path_params("org", "gvc"))
-            out[base + "/{name}"] = self._item(self._path_params("org", "gvc", item=True))
-            out[base + "/{name}/-eventlog"] = self._eventlog(self._path_params("org", "gvc", item=True))
+            item, item_params, kind_params = (
+                base + "/{name}",
+                self._path_params("org", "gvc", item=True),
+                self._path_params("org"),
+            )
+            base_params = self._path_params("org", "gvc")
+            out[base] = self._collection(base_params)
             if "list" in k.verbs:
-                out[f"/org/{{org}}/{k.name}"] = self._collection(self._path_params("org"), in_org=True)
-                out[f"/org/{{org}}/{k.name}/-query"] = self._query(self._path_params("org"))
+                out[f"/org/{{org}}/{k.name}"] = self._collection(kind_params, in_org=True)
+                out[f"/org/{{org}}/{k.name}/-query"] = self._query(kind_params)
                 out[base + "/-query"] = self._query(self._path_params("org", "gvc"), "InGvc")
+        if k.scope != "root":
+            out[item] = self._item(item_params)
+            out[item + "/-eventlog"] = self._eventlog(item_params)
+            out[item + "/-accessreport"] = self._access_report(item_params)
+        if k.permissions:
+            out[f"/org/{{org}}/{k.name}/-schema/permissions"] = self._permissions(kind_params)
+        for action in k.actions:
+            if k.scope == "root" and not action.on_item:
+                raise ValueError(f"{k.name}: the router serves no action on /org itself ({action.path})")
+            where, params = (item, item_params) if action.on_item else (base, base_params)
+            out[f"{where}/{action.path}"] = self._action(action, params)
         return {path: item for path, item in out.items() if set(item) - {"parameters"}}
 
 

@@ -9,10 +9,15 @@ Per kind ``K`` (component prefix :func:`schema_prefix`, e.g. ``VolumeSet``):
   item: ``name`` optional, must match the path) and ``KPatch`` (PATCH: see
   ``_openapi_partial``). Server-owned fields may be sent and are ignored, so that a GET's
   output can be PUT back;
-- ``KList``, ``KQuery`` (the query body), ``KQueryResult``.
+- ``KList``, ``KQuery`` (the query body), ``KQueryResult``;
+- ``KPermissions``: the answer of ``-schema/permissions`` (``engine/identity.py``).
+
+The bodies of a kind's declared actions (``KindSpec.actions``) are their pydantic models'
+JSON Schemas, hoisted like the spec models (``AddKeyRequest``, ``InviteRequest``).
 
 Shared: ``Link``, ``Tags``, ``TagsInput``, ``ItemLinks``, ``Event``, ``EventList``, ``Error``,
-and the bodies of the open paths. Every name is checked for clashes with the hoisted model
+the answers of the actions (``AccessReport``, ``NewServiceAccountKey``, ``Invitations``) and
+the bodies of the open paths. Every name is checked for clashes with the hoisted model
 names, so a kind whose model is called ``Link`` fails loudly instead of overwriting one.
 """
 
@@ -20,11 +25,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
+from plinth.auth.policy import MatchKind
 from plinth.errors import APIError
 from plinth.kinds.base import KindSpec, default_name_rule
 from plinth.kinds.org import org_name_rule
@@ -136,6 +142,7 @@ def _shared() -> dict[str, Schema]:
         ["status", "message", "code", "id"],
     )
     return {
+        **_action_answers(),
         "Link": link,
         "Tags": {"type": "object", "maxProperties": TAGS_MAX, "additionalProperties": SCALAR},
         "TagsInput": tags_input,
@@ -171,6 +178,56 @@ def _shared() -> dict[str, Schema]:
     }
 
 
+def _action_answers() -> dict[str, Schema]:
+    """What the actions answer (``engine/identity.py``, ``engine/users.py``)."""
+    binding = _obj(
+        {
+            "principalLink": {"type": "string"},
+            "grantingPolicyLink": {"type": "string"},
+            "grantedPermissions": {"type": "array", "items": {"type": "string"}},
+            "match": {"enum": list(get_args(MatchKind)), "description": "How the policy covers the item."},
+        },
+        ["principalLink", "grantingPolicyLink", "grantedPermissions", "match"],
+    )
+    permission = _obj(
+        {
+            "name": {"type": "string"},
+            "description": {"type": "string"},
+            "bindings": {"type": "array", "items": binding},
+        },
+        ["name", "description", "bindings"],
+    )
+    report = {
+        "kind": {"const": "accessreport"},
+        "permissions": {"type": "array", "items": permission, "description": "Every permission of the kind."},
+        "created": DATE_TIME,
+        "links": {"type": "array", "items": ref("Link")},
+    }
+    key = {
+        "name": {"type": "string", "description": "The key's name, as the account's keys list it."},
+        "created": DATE_TIME,
+        "description": {"type": "string"},
+        "key": {"type": "string", "description": "The secret: answered here once, never stored or served again."},
+    }
+    invitations = {
+        "invitations": {
+            "type": "object",
+            "additionalProperties": {"type": "string"},
+            "description": "Each email as sent -> the link of the new user.",
+        },
+        "errors": {
+            "type": "object",
+            "additionalProperties": ref("Error"),
+            "description": "Each email as sent -> why it was not invited (400 invalid, 409 exists, ...).",
+        },
+    }
+    return {
+        "AccessReport": _obj(report, report, description="Who holds which permission on the item, and why."),
+        "NewServiceAccountKey": _obj(key, key),
+        "Invitations": _obj(invitations, invitations),
+    }
+
+
 def _error_classes() -> list[type[APIError]]:
     found: list[type[APIError]] = [APIError]
     for cls in found:
@@ -195,13 +252,18 @@ class KindSchemas:
         self.kinds = kinds
         models: list[type[BaseModel]] = []
         for kind in kinds.values():
-            models += [m for m in (kind.spec_model, kind.top_level_model) if m is not None and m not in models]
+            declared = (kind.spec_model, kind.top_level_model, *(action.body for action in kind.actions))
+            models += [m for m in declared if m is not None and m not in models]
         refs, top = models_json_schema(
             [(m, "validation") for m in models], by_alias=True, ref_template=PREFIX + "{model}"
         )
         self.defs: dict[str, Schema] = top.get("$defs", {})
         self.model_refs: dict[type[BaseModel], Schema] = {m: refs[(m, "validation")] for m in models}
         self.partials = Partials(self.defs)
+
+    def body_name(self, model: type[BaseModel]) -> str:
+        """The component name of a request body model (an action's)."""
+        return str(self.model_refs[model]["$ref"]).removeprefix(PREFIX)
 
     def _model(self, model: type[BaseModel]) -> Schema:
         """The hoisted definition behind a model's reference."""
@@ -377,7 +439,27 @@ class KindSchemas:
             result["properties"]["query"] = ref(f"{p}Query")
             result["required"].append("query")
             add(f"{p}QueryResult", result)
+            if kind.permissions:
+                add(f"{p}Permissions", self.permissions(kind))
         return out
+
+    def permissions(self, kind: KindSpec) -> Schema:
+        """The answer of ``-schema/permissions``: the kind's permissions and their implications."""
+        names: Schema = {"enum": sorted(kind.permissions)}
+        entry = _obj({"name": names, "description": {"type": "string"}}, ["name", "description"])
+        props = {
+            "kind": {"const": "permissions"},
+            "targetKind": {"const": kind.name},
+            "items": {"type": "array", "items": entry},
+            "implied": {
+                "type": "object",
+                "propertyNames": names,
+                "additionalProperties": {"type": "array", "items": names},
+                "description": "Permission -> the permissions it grants too (manage lists itself).",
+            },
+            "links": {"type": "array", "items": ref("Link")},
+        }
+        return _obj(props, props)
 
     def _list(self, kind: KindSpec, list_kind: str, item: Schema) -> Schema:
         return _obj(

@@ -63,8 +63,9 @@ def build_document(kinds: Mapping[str, KindSpec]) -> dict[str, Any]:
     codes = error_codes()
     statuses = frozenset(codes)
     paths = system_paths()
+    schemas = KindSchemas(kinds)
     for kind in kinds.values():
-        for path, item in KindPaths(kind, statuses).paths().items():
+        for path, item in KindPaths(kind, statuses, schemas).paths().items():
             if path in paths:
                 raise ValueError(f"two kinds claim the path {path}")
             paths[path] = item
@@ -83,7 +84,7 @@ def build_document(kinds: Mapping[str, KindSpec]) -> dict[str, Any]:
                     "description": "Authorization: Bearer <key> (the word in any case, or the bare key).",
                 }
             },
-            "schemas": KindSchemas(kinds).components(),
+            "schemas": schemas.components(),
             "parameters": parameters(),
             "headers": headers(),
             "responses": error_responses(codes),
