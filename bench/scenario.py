@@ -142,6 +142,20 @@ def setup_store(run: Run, store: Store) -> str:
     return key
 
 
+def read_figures(
+    run: Run, server: Running, key: str, p: Plans, deep: RequestPlan | None, deep_no: int
+) -> dict[str, WrkResult]:
+    """GET one item, the first list page and (when the walk reached it) the deep one: the
+    figures both the main table and the scale table have."""
+    figures = {
+        "get": measure(run, server, key, p.get, f"GET {run.kind.name}"),
+        "list": measure(run, server, key, p.first_page, f"GET list page {PAGE}"),
+    }
+    if deep is not None:
+        figures["deep"] = measure(run, server, key, deep, f"GET list page {deep_no}")
+    return figures
+
+
 def small_phase(run: Run, store: Store, key: str, workers: int) -> dict[str, Any]:
     """The main table with ``--small`` items stored: ceiling, then Plinth's five figures."""
     p = plans(run)
@@ -160,9 +174,7 @@ def small_phase(run: Run, store: Store, key: str, workers: int) -> dict[str, Any
         finally:
             run.procs.stop(ceiling_server.proc)
         results = {
-            "get": measure(run, server, key, p.get, f"GET {run.kind.name}"),
-            "list": measure(run, server, key, p.first_page, f"GET list page {PAGE}"),
-            **({"deep": measure(run, server, key, deep, f"GET list page {deep_no}")} if deep else {}),
+            **read_figures(run, server, key, p, deep, deep_no),
             "post": measure(run, server, key, p.post, "POST volumeset"),
             "patch": measure(run, server, key, p.patch, f"PATCH {run.kind.name}"),
         }
@@ -181,11 +193,7 @@ def large_phase(run: Run, store: Store, key: str, workers: int) -> dict[str, Any
         with client.client(server.url, key) as api:
             deep_no = deep_page_number(run, run.opts.large)
             deep = walk(run, api, p.first_page.path, deep_no)
-        results = {
-            "get": measure(run, server, key, p.get, f"GET {run.kind.name}"),
-            "list": measure(run, server, key, p.first_page, f"GET list page {PAGE}"),
-            **({"deep": measure(run, server, key, deep, f"GET list page {deep_no}")} if deep else {}),
-        }
+        results = read_figures(run, server, key, p, deep, deep_no)
         rss = memory(server)
     finally:
         run.procs.stop(server.proc)

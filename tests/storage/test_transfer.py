@@ -14,7 +14,6 @@ import os
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,6 @@ import psycopg
 import pytest
 
 from tests.api.authz_support import ok, service_account_with_key
-from tests.support import pg
 from tests.support.server import start_server
 
 ORG = "acme"
@@ -125,18 +123,10 @@ def postgres_tables(url: str) -> Tables:
         return _rows(fetch, {"resources": 6, "events": 7})
 
 
-@pytest.fixture
-def database_url(pg_url: str) -> Iterator[str]:
-    url = pg.create_database(pg_url)
-    try:
-        yield url
-    finally:
-        pg.drop_database(url)
-
-
 @pytest.mark.postgres
 @pytest.mark.timeout(180)
-def test_sqlite_to_postgres_to_sqlite_is_lossless(source: Source, database_url: str, tmp_path: Path) -> None:
+def test_sqlite_to_postgres_to_sqlite_is_lossless(source: Source, fresh_pg_url: str, tmp_path: Path) -> None:
+    database_url = fresh_pg_url
     original = sqlite_tables(source.data_dir)
     assert {name: len(rows) for name, rows in original.items()} == {
         name: n for name, n in zip(("resources", "refs", "events", "meta"), _header_counts(source.export), strict=True)

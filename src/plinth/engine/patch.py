@@ -26,7 +26,7 @@ import copy
 from typing import Any
 
 from plinth.errors import FieldError, ValidationFailed
-from plinth.meta import parse_link
+from plinth.kinds._identity_links import canonical_link
 
 DIRECTIVES = ("$replace/", "$patch/", "$append/", "$drop/")
 
@@ -138,10 +138,7 @@ def _canonical_link(value: Any, org: str | None) -> str | None:
     """The full form of a link of ``org`` (a user's email lowercased), or ``None``."""
     if org is None or not isinstance(value, str):
         return None
-    link = parse_link(value, org)
-    if link is None:
-        return None
-    return link.href.lower() if link.kind == "user" else link.href
+    return canonical_link(value, org)
 
 
 def _dropped(element: Any, drop: list[Any], links: set[str], org: str | None) -> bool:

@@ -148,12 +148,11 @@ class Engine:
 
     def _resolve(self, info: RequestInfo, name: str | None) -> Target:
         kind = self.kind_of(info)
-        item_name = name
-        if item_name is None:
+        if name is None:
             raise MethodNotAllowed("This verb needs an item path")
         if kind.scope == "gvc" and info.gvc is None:
-            raise NotFound(f"A {kind.name} lives inside a GVC: use /org/{info.org}/gvc/<gvc>/{kind.name}/{item_name}")
-        return Target(kind, info.org or item_name, info.gvc, item_name)
+            raise NotFound(f"A {kind.name} lives inside a GVC: use /org/{info.org}/gvc/<gvc>/{kind.name}/{name}")
+        return Target(kind, info.org or name, info.gvc, name)
 
     def require_verb(self, kind: KindSpec, verb: str) -> None:
         if verb not in kind.verbs:

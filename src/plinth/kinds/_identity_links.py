@@ -52,9 +52,13 @@ def link_kind(link: str, org: str) -> str | None:
     return parsed.kind if parsed is not None else None
 
 
-def _canonical(link: str, org: str) -> str:
+def canonical_link(link: str, org: str) -> str | None:
+    """The full form of a link of ``org``, a user's email lowercased; ``None`` when malformed.
+    Two links name the same item exactly when their canonical forms are equal."""
     parsed = parse_link(link, org)
-    return parsed.href if parsed is not None else link
+    if parsed is None:
+        return None
+    return _lower_user(parsed.href, org)
 
 
 def _lower_user(link: str, org: str) -> str:
@@ -71,7 +75,7 @@ def normalise_links(links: Iterable[str], org: str) -> list[str]:
     seen: set[str] = set()
     for raw in links:
         link = _lower_user(raw, org)
-        key = _canonical(link, org)
+        key = canonical_link(raw, org) or raw
         if key not in seen:
             seen.add(key)
             out.append(link)

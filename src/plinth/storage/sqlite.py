@@ -12,7 +12,7 @@ import asyncio
 import itertools
 import re
 import sqlite3
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -38,7 +38,8 @@ from plinth.storage.sqlbuild import Fragment, compile_list, sql
 from plinth.storage.sqlite_cache import ChangeCounter, SqliteRecordCache
 
 BUSY_TIMEOUT_MS = 10_000
-_STATEMENTS = st.rendered("?")
+#: Every statement of ``statements.py``, spelled for SQLite once.
+_SQL = st.rendered("?")
 #: Rows :meth:`SqliteStorage.dump` fetches at a time.
 DUMP_FETCH = 1000
 
@@ -133,7 +134,6 @@ class SqliteStorage:
         self._reader = _connect(path)
         self._writer = _connect(path)
         self._write_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="plinth-sqlite-writer")
-        self._get_sql = st.render(st.SELECT_RESOURCE, "?")
         self._changes = ChangeCounter(path)
         self._cache = SqliteRecordCache(self._changes)
 
@@ -148,7 +148,7 @@ class SqliteStorage:
         cached = self._cache.get(key)
         if cached is not None:
             return cached
-        rows = self._read(self._get_sql, _key_params(key))
+        rows = self._read(_SQL["SELECT_RESOURCE"], _key_params(key))
         if not rows:
             return None
         record = Record(key, rows[0][0], rows[0][1], rows[0][2].encode())
@@ -182,31 +182,36 @@ class SqliteStorage:
         await loop.run_in_executor(self._write_thread, self._commit_sync, ops)
 
     def _commit_sync(self, ops: Sequence[Operation]) -> None:
-        with self._changes.writing():  # the record caches of every worker watch it
-            self._commit_ops(ops)
+        def apply_all(conn: sqlite3.Connection) -> None:
+            for op in ops:
+                _apply(conn, op)
 
-    def _commit_ops(self, ops: Sequence[Operation]) -> None:
+        self._write_transaction(apply_all)
+
+    def _write_transaction(self, work: Callable[[sqlite3.Connection], None]) -> None:
+        """``work`` in one immediate transaction on the writer connection, marked on the change
+        counter the record caches of every worker watch; rolled back if it raises."""
         conn = self._writer
-        try:
-            conn.execute("BEGIN IMMEDIATE")
+        with self._changes.writing():
             try:
-                for op in ops:
-                    _apply(conn, op)
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-        except sqlite3.OperationalError as exc:
-            # Locked past busy_timeout, disk full, I/O error: the store cannot take writes.
-            raise StorageError("unavailable", None, str(exc)) from exc
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    work(conn)
+                    conn.execute("COMMIT")
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.OperationalError as exc:
+                # Locked past busy_timeout, disk full, I/O error: the store cannot take writes.
+                raise StorageError("unavailable", None, str(exc)) from exc
 
     async def events(self, key: Key, after_seq: int, limit: int) -> list[EventRecord]:
-        rows = self._read(st.render(st.SELECT_EVENTS, "?"), (*_key_params(key), after_seq, limit))
+        rows = self._read(_SQL["SELECT_EVENTS"], (*_key_params(key), after_seq, limit))
         return [EventRecord(r[0], r[1].encode()) for r in rows]
 
     async def get_meta(self, name: str) -> str | None:
-        rows = self._read(st.render(st.SELECT_META, "?"), (name,))
+        rows = self._read(_SQL["SELECT_META"], (name,))
         return None if not rows else str(rows[0][0])
 
     async def ping(self) -> None:
@@ -237,31 +242,19 @@ class SqliteStorage:
         await loop.run_in_executor(self._write_thread, self._load_sync, rows)
 
     def _load_sync(self, rows: Sequence[Row]) -> None:
-        with self._changes.writing():
-            self._load_rows(rows)
+        def insert_all(conn: sqlite3.Connection) -> None:
+            # AUTOINCREMENT keeps sqlite_sequence above every explicit seq inserted.
+            for name, group in itertools.groupby((st.load_params(row) for row in rows), key=lambda p: p[0]):
+                conn.executemany(_SQL[name], [params for _, params in group])
 
-    def _load_rows(self, rows: Sequence[Row]) -> None:
-        statements = st.rendered("?")
-        conn = self._writer
         try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                # AUTOINCREMENT keeps sqlite_sequence above every explicit seq inserted.
-                for name, group in itertools.groupby((st.load_params(row) for row in rows), key=lambda p: p[0]):
-                    conn.executemany(statements[name], [params for _, params in group])
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
+            self._write_transaction(insert_all)
         except sqlite3.IntegrityError as exc:
             raise StorageError("exists", None, f"a loaded row is already stored: {exc}") from exc
-        except sqlite3.OperationalError as exc:
-            raise StorageError("unavailable", None, str(exc)) from exc
 
     async def notify(self, channel: str, payload: str) -> None:
         """SQLite has no notification channel, so nothing is sent. Worker processes sharing
-        one file are not told either: caches there need another way to expire."""
+        one file learn of commits from the change counter instead (``sqlite_cache.py``)."""
 
     async def listen(self, channel: str, callback: NotifyCallback) -> None:
         """No notification ever arrives, so ``callback`` is never called."""
@@ -278,7 +271,7 @@ def _key_params(key: Key) -> tuple[str, str, str, str]:
 
 
 def _missing_or_conflict(conn: sqlite3.Connection, key: Key) -> StorageError:
-    row = conn.execute(st.render(st.EXISTS_RESOURCE, "?"), _key_params(key)).fetchone()
+    row = conn.execute(_SQL["EXISTS_RESOURCE"], _key_params(key)).fetchone()
     return StorageError("not_found" if row is None else "conflict", key)
 
 
@@ -288,29 +281,29 @@ def _apply(conn: sqlite3.Connection, op: Operation) -> None:
         doc = rec.doc.decode()
         if op.expected_version is None:
             try:
-                conn.execute(st.render(st.INSERT_RESOURCE, "?"), (*_key_params(rec.key), rec.id, rec.version, doc))
+                conn.execute(_SQL["INSERT_RESOURCE"], (*_key_params(rec.key), rec.id, rec.version, doc))
             except sqlite3.IntegrityError as exc:
                 raise StorageError("exists", rec.key) from exc
         else:
             cur = conn.execute(
-                st.render(st.UPDATE_RESOURCE, "?"),
+                _SQL["UPDATE_RESOURCE"],
                 (rec.id, rec.version, doc, *_key_params(rec.key), op.expected_version),
             )
             if cur.rowcount != 1:
                 raise _missing_or_conflict(conn, rec.key)
-        conn.execute(st.render(st.DELETE_REFS, "?"), _key_params(rec.key))
+        conn.execute(_SQL["DELETE_REFS"], _key_params(rec.key))
         for target in sorted(set(op.refs)):
-            conn.execute(st.render(st.INSERT_REF, "?"), (*_key_params(rec.key), target))
+            conn.execute(_SQL["INSERT_REF"], (*_key_params(rec.key), target))
     elif isinstance(op, Delete):
-        cur = conn.execute(st.render(st.DELETE_RESOURCE, "?"), (*_key_params(op.key), op.expected_version))
+        cur = conn.execute(_SQL["DELETE_RESOURCE"], (*_key_params(op.key), op.expected_version))
         if cur.rowcount != 1:
             raise _missing_or_conflict(conn, op.key)
-        conn.execute(st.render(st.DELETE_REFS, "?"), _key_params(op.key))
+        conn.execute(_SQL["DELETE_REFS"], _key_params(op.key))
     elif isinstance(op, AppendEvent):
-        conn.execute(st.render(st.INSERT_EVENT, "?"), (*_key_params(op.key), op.id, op.created, op.doc.decode()))
+        conn.execute(_SQL["INSERT_EVENT"], (*_key_params(op.key), op.id, op.created, op.doc.decode()))
     elif isinstance(op, SetMeta):
         statement, params = st.set_meta(op)
-        conn.execute(_STATEMENTS[statement], params)
+        conn.execute(_SQL[statement], params)
 
 
 __all__ = ["SqliteStorage", "migrate"]
