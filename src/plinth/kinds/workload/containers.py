@@ -10,6 +10,7 @@ from typing import Any
 
 from plinth.errors import FieldError
 from plinth.kinds._spec_model import NonEmptyStr, SpecModel
+from plinth.kinds.base import Item, KindContext
 
 
 class ContainerSpec(SpecModel):
@@ -21,7 +22,7 @@ def fill_container_defaults(spec: dict[str, Any]) -> None:
     """Fill each container's API defaults in ``spec`` (already schema-valid); mutates it."""
 
 
-def container_errors(spec: dict[str, Any], gvc: dict[str, Any] | None) -> list[FieldError]:
-    """Every rule on ``spec.containers`` that the schema alone cannot state (uniqueness,
-    the type matrix for ports and probes, ...), each at its JSON path."""
+def container_errors(item: Item, ctx: KindContext) -> list[FieldError]:
+    """Every rule on ``item['spec']['containers']`` that the schema alone cannot state
+    (uniqueness, the type matrix for ports and probes, ...), each at its JSON path."""
     return []

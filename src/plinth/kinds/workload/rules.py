@@ -17,5 +17,5 @@ def validate_workload(item: Item, old: Item | None, ctx: KindContext) -> list[Fi
     errors: list[FieldError] = []
     if spec.get("type") == "vm":
         errors.append(FieldError("spec.type", "'vm' workloads are not served by Plinth yet"))
-    errors += container_errors(spec, ctx.parent)
+    errors += container_errors(item, ctx)
     return errors
