@@ -58,6 +58,20 @@ CASES = [
         needs=[("/org/{org}/gvc", {"name": "g{n}"})],
     ),
     KindCase(
+        kind="workload",
+        collection="/org/{org}/gvc/g{n}/workload",
+        valid={
+            "name": "w{n}",
+            "spec": {"containers": [{"name": "app", "image": "nginx:latest"}]},
+        },
+        invalid=[
+            ({"name": "w{n}", "spec": {"containers": []}}, "spec.containers"),
+            ({"name": "w{n}", "spec": {"type": "batch", "containers": [{"name": "app", "image": "x"}]}}, "spec.type"),
+        ],
+        update={"spec": {"$patch/containers": [{"name": "app", "image": "nginx:1.27"}]}},
+        needs=[("/org/{org}/gvc", {"name": "g{n}"})],
+    ),
+    KindCase(
         kind="serviceaccount",
         collection="/org/{org}/serviceaccount",
         valid={"name": "sa{n}", "description": "a robot"},

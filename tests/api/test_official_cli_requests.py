@@ -115,10 +115,10 @@ def test_applying_the_same_volume_set_again_changes_nothing(api: httpx.Client, u
     assert patched.json()["version"] == 1
 
 
-def test_workloads_and_identities_read_as_empty_and_refuse_writes(api: httpx.Client, unique: str) -> None:
-    """``cpln gvc delete --force`` lists a GVC's workloads and identities before deleting it."""
+def test_identities_read_as_empty_and_refuse_writes(api: httpx.Client, unique: str) -> None:
+    """``cpln gvc delete --force`` lists a GVC's identities before deleting it."""
     assert api.post("/org/acme/gvc", json={"name": unique}).status_code == 201
-    for kind in ("workload", "identity"):
+    for kind in ("identity",):
         listed = api.get(f"/org/acme/gvc/{unique}/{kind}").json()
         assert (listed["kind"], listed["itemKind"], listed["items"]) == ("list", kind, [])
         assert api.get(f"/org/acme/{kind}").json()["items"] == []

@@ -238,7 +238,8 @@ def test_location_query_shape(query: dict[str, Any], expected: list[str]) -> Non
 
 def test_environment_names_are_unique_and_not_empty() -> None:
     env = [{"name": "A", "value": "1"}, {"name": ""}, {"name": "A", "value": "2"}]
-    assert errors_for({"env": env}) == ["spec.env[1].name"]
+    # The empty name is a schema error; the rules still run on the rest and find the repeat.
+    assert errors_for({"env": env}) == ["spec.env[1].name", "spec.env[2].name"]
     assert errors_for({"env": [env[0], env[2]]}) == ["spec.env[1].name"]
 
 

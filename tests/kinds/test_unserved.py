@@ -1,17 +1,14 @@
-"""Workloads and identities: declared so that they can be read (as nothing), never written."""
+"""Identities: declared so that they can be read (as nothing), never written."""
 
 from __future__ import annotations
 
-import pytest
-
 from plinth.kinds import REGISTRY
 from plinth.kinds.permissions import PERMISSIONS
-from plinth.kinds.unserved import IDENTITY, WORKLOAD
+from plinth.kinds.unserved import IDENTITY
 
 
-@pytest.mark.parametrize("kind", [WORKLOAD, IDENTITY], ids=lambda k: k.name)
-def test_read_only_gvc_kinds_with_the_platforms_permissions(kind) -> None:  # type: ignore[no-untyped-def]
-    assert REGISTRY[kind.name] is kind
-    assert (kind.scope, kind.verbs) == ("gvc", frozenset({"get", "list"}))
-    assert kind.permissions == PERMISSIONS[kind.name].permissions
-    assert kind.spec_model is None and kind.references is not None
+def test_identity_is_a_read_only_gvc_kind_with_the_platforms_permissions() -> None:
+    assert REGISTRY["identity"] is IDENTITY
+    assert (IDENTITY.scope, IDENTITY.verbs) == ("gvc", frozenset({"get", "list"}))
+    assert IDENTITY.permissions == PERMISSIONS["identity"].permissions
+    assert IDENTITY.spec_model is None and IDENTITY.references is not None

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from plinth.kinds.base import DEFAULT_BASE_DOMAIN
 from plinth.server.settings import RATE_BURST, RATE_LIMIT, REQUEST_TIMEOUT_S, Settings
 
 
@@ -106,6 +107,21 @@ def _announce(settings: Settings, key: str | None, org: str, waiting: bool = Fal
     show_default=True,
     help="Requests a principal may make at once before --rate-limit applies",
 )
+@click.option(
+    "--runtime",
+    envvar="PLINTH_RUNTIME",
+    type=click.Choice(["simulated", "none"]),
+    default="simulated",
+    show_default=True,
+    help="What runs workloads: simulated (every deployment ready at once) or none (nothing runs)",
+)
+@click.option(
+    "--base-domain",
+    envvar="PLINTH_BASE_DOMAIN",
+    default=DEFAULT_BASE_DOMAIN,
+    show_default=True,
+    help="Public base domain of generated host names (workload endpoints, domain DNS targets)",
+)
 @click.option("--init-profile", default=None, help="Create this CLI profile for the server when no profile exists")
 def serve_command(
     host: str,
@@ -123,6 +139,8 @@ def serve_command(
     request_timeout: float,
     rate_limit: float,
     rate_burst: int,
+    runtime: str,
+    base_domain: str,
     init_profile: str | None,
 ) -> None:
     """Run the API server (SQLite in --data-dir unless --database-url names PostgreSQL)."""
@@ -145,6 +163,8 @@ def serve_command(
         request_timeout=request_timeout,
         rate_limit=rate_limit,
         rate_burst=rate_burst,
+        runtime=runtime,
+        base_domain=base_domain.strip(".").lower(),
     )
     key, org, waiting = _bootstrap_or_wait(settings)
     endpoint = _announce(settings, key, org, waiting)

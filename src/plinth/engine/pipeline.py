@@ -12,6 +12,7 @@ from typing import Any
 
 from plinth.errors import FieldError
 from plinth.kinds.base import Item, KindContext, KindSpec
+from plinth.kinds.pruning import Pruned, parse_path, prune_to_valid, render_path
 from plinth.kinds.validation import check_description, check_tags, validate_model
 from plinth.meta import DESCRIPTION_MAX, SERVER_OWNED
 
@@ -54,7 +55,7 @@ def build_candidate(
 
     if "kind" in body and body["kind"] != kind.name:
         errors.append(FieldError("kind", f"must be '{kind.name}'"))
-    if "gvc" in body and kind.scope == "gvc" and body["gvc"] not in (ctx.gvc, f"/org/{ctx.org}/gvc/{ctx.gvc}"):
+    if "gvc" in body and kind.scope == "gvc" and not _names_path_gvc(body["gvc"], ctx):
         errors.append(FieldError("gvc", f"must be '{ctx.gvc}', the GVC in the path"))
 
     name_problem = kind.name_rule(name)
@@ -75,25 +76,33 @@ def build_candidate(
         item["description"] = description
     tags = body.get("tags")
     tags = {} if tags is None else tags
-    errors += check_tags(tags, (old or {}).get("tags"))
+    errors += check_tags(tags, (old or {}).get("tags"), allowed=kind.reserved_tags)
     item["tags"] = {k: v for k, v in tags.items() if v is not None} if isinstance(tags, dict) else {}
 
+    rules_can_run = True
     if kind.top_level_model is not None:
         extras = {k: v for k, v in body.items() if k not in ENVELOPE_KEYS and k != "gvc"}
         dumped, extra_errors = validate_model(kind.top_level_model, extras, "")
         errors += extra_errors
         if dumped is not None:
             item.update(dumped)
+        rules_can_run = dumped is not None
 
-    spec_ok = True
+    pruned: Pruned | None = None
     if kind.spec_model is not None:
         if kind.spec_required and body.get("spec") is None:
             errors.append(FieldError("spec", "is required"))
-            spec_ok = False
+            rules_can_run = False
         else:
             spec, spec_errors = validate_model(kind.spec_model, body.get("spec"), "spec")
             errors += spec_errors
-            spec_ok = spec is not None
+            if spec is None:
+                # Run the rules on what is valid of the spec, so the 400 names every problem.
+                kept = prune_to_valid(kind.spec_model, body.get("spec"), spec_errors, "spec")
+                if kept is None:
+                    rules_can_run = False
+                else:
+                    spec, pruned = kept
             if spec is not None:
                 item["spec"] = spec
     elif body.get("spec") not in (None, {}):
@@ -108,14 +117,40 @@ def build_candidate(
     for key, value in (system or {}).items():
         item[key] = copy.deepcopy(value)
 
-    if errors or not spec_ok:
+    if not rules_can_run:
         return item, errors
 
     kind.prepare(item, old, ctx)
-    errors += kind.validate(item, old, ctx)
+    rule_errors = kind.validate(item, old, ctx)
     if old is not None:
-        errors += immutable_errors(kind, item, old)
-    return item, errors
+        rule_errors += immutable_errors(kind, item, old)
+    return item, errors + _as_sent(rule_errors, pruned, errors)
+
+
+def _as_sent(rule_errors: list[FieldError], pruned: Pruned | None, schema_errors: list[FieldError]) -> list[FieldError]:
+    """Rule findings on a pruned spec, at the paths of the spec as sent; those about a part
+    that was taken out (or already named by a schema error) are dropped."""
+    if pruned is None:
+        return rule_errors
+    named = {e.path for e in schema_errors}
+    out: list[FieldError] = []
+    for error in rule_errors:
+        if not error.path.startswith("spec"):
+            out.append(error)
+            continue
+        parts = pruned.original(parse_path(error.path.removeprefix("spec")))
+        if pruned.concerns_gone(parts):
+            continue
+        path = render_path(parts, "spec")
+        if path not in named:
+            out.append(FieldError(path, error.message))
+    return out
+
+
+def _names_path_gvc(value: Any, ctx: KindContext) -> bool:
+    """A body's ``gvc``: the path's GVC by name or link, or an empty object (as the vendor's
+    own examples send it), all ignored: the path decides."""
+    return value in (ctx.gvc, f"/org/{ctx.org}/gvc/{ctx.gvc}", {})
 
 
 _MISSING = object()

@@ -8,7 +8,7 @@ the status of the items that depend on it, in the same transaction as the change
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -22,6 +22,9 @@ from plinth.storage.query import ListRequest, PageStart
 
 #: How many children a delete guard names before saying "and more".
 GUARD_NAMES = 20
+
+#: Completes a status context for a kind (``StatusInputs.context``): kind, base, item, href.
+Contextualise = Callable[[KindSpec, KindContext, Item, str], Awaitable[KindContext]]
 
 
 def _key_of_link(kinds: Mapping[str, KindSpec], org: str, target_kind: str, name: str, gvc: str | None) -> Key | None:
@@ -77,6 +80,7 @@ async def refresh_dependants(
     name: str,
     changed: Item | None,
     now: str,
+    contextualise: Contextualise,
 ) -> list[Put]:
     """Status-only rewrites (same version) of the items whose status depends on ``href``."""
     ops: list[Put] = []
@@ -93,13 +97,25 @@ async def refresh_dependants(
             parent = changed if inside_changed else None
             refs = dep_kind.references(item, org)
             _, resolved, hrefs = await check_references(storage, kinds, org, refs, overrides)
+            if dep_kind.scope == "gvc" and parent is None and item.get("gvc"):
+                gvc_record = await storage.get(Key(org, "gvc", "", item["gvc"]))
+                parent = orjson.loads(gvc_record.doc) if gvc_record is not None else None
             ctx = KindContext(org=org, now=now, gvc=item.get("gvc"), parent=parent, resolved=resolved, id=item["id"])
+            item_href = _record_href(record, dep_kind)
+            ctx = await contextualise(dep_kind, ctx, item, item_href)
             status = dep_kind.compute_status(item, ctx)
             if status != item.get("status"):
                 item["status"] = status
                 new = replace(record, doc=orjson.dumps(item))
                 ops.append(Put(new, expected_version=record.version, refs=tuple(hrefs)))
     return ops
+
+
+def _record_href(record: Record, kind: KindSpec) -> str:
+    key = record.key
+    if kind.scope == "gvc":
+        return f"/org/{key.org}/gvc/{key.parent}/{key.kind}/{key.name}"
+    return f"/org/{key.org}/{key.kind}/{key.name}"
 
 
 async def _children(storage: Storage, org: str, kind: str, gvc: str) -> list[Record]:
@@ -139,8 +155,16 @@ def set_at_path(item: Item, path: str, value: Any) -> None:
 
 
 def normalise_links(item: Item, refs: list[Reference], org: str) -> None:
-    """Store every reference in its full ``/org/...`` form, as the official API returns them."""
+    """Store every reference in its full ``/org/...`` form, as the official API returns them
+    (except where ``rewrite`` is off: the field holds a URI that names the item)."""
     for ref in refs:
         link = parse_link(ref.link, org)
-        if link is not None and link.href != ref.link:
+        if ref.rewrite and link is not None and _get_at_path(item, ref.path) != link.href:
             set_at_path(item, ref.path, link.href)
+
+
+def _get_at_path(item: Item, path: str) -> Any:
+    node: Any = item
+    for name, idx in _PATH_PART.findall(path):
+        node = node[int(idx)] if idx else node[name]
+    return node

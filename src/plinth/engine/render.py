@@ -42,6 +42,8 @@ def links_for(kind: KindSpec, org: str, gvc: str | None, name: str) -> list[dict
         links.append({"rel": "org", "href": f"/org/{org}"})
     if kind.scope == "gvc" and gvc is not None:
         links.append({"rel": "gvc", "href": f"/org/{org}/gvc/{gvc}"})
+    for rel, sub in kind.item_links:
+        links.append({"rel": rel, "href": f"{links[0]['href']}/{sub}"})
     return links
 
 

@@ -11,6 +11,8 @@ Shapes (api.md §0)::
     /org/{org}/{kind}/{name}[/-{action}]   item, item action
     /org/{org}/gvc/{gvc}[/-{action}]       a GVC (it is an org-scoped kind)
     /org/{org}/gvc/{gvc}/{kind}[/{name}][/-{action}]   GVC-scoped collection and items
+    /org/{org}[/gvc/{gvc}]/{kind}/{name}/{sub}[/...]   an item's sub-resource (a workload's
+                                           ``deployment``): ``action`` is ``sub``, ``sub`` is true
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ class RequestInfo:
     action: str | None = None
     #: Path segments after the action (``-schema/permissions`` -> ``("permissions",)``).
     action_args: tuple[str, ...] = ()
+    #: The action is a sub-resource of the item (``.../workload/{name}/deployment``): its
+    #: segment has no leading dash. Kinds declare both in ``KindSpec.actions``.
+    sub: bool = False
 
     @property
     def is_item(self) -> bool:
@@ -96,9 +101,17 @@ def parse_path(path: str) -> RequestInfo:
             return RequestInfo(kind=rest[2], org=org, gvc=gvc, action=action, action_args=args)
         if len(rest) == 4:
             return RequestInfo(kind=rest[2], org=org, gvc=gvc, name=rest[3], action=action, action_args=args)
-        raise _unknown(raw)
+        return _sub_resource(raw, rest[2:], action, org, gvc)
     if len(rest) == 1:
         return RequestInfo(kind=rest[0], org=org, action=action, action_args=args)
     if len(rest) == 2:
         return RequestInfo(kind=rest[0], org=org, name=rest[1], action=action, action_args=args)
-    raise _unknown(raw)
+    return _sub_resource(raw, rest, action, org, None)
+
+
+def _sub_resource(raw: str, rest: list[str], action: str | None, org: str, gvc: str | None) -> RequestInfo:
+    """``{kind}/{name}/{sub}[/...]``: a sub-resource of an item, never followed by an action."""
+    if action is not None:
+        raise _unknown(raw)
+    kind, name, sub, *args = rest
+    return RequestInfo(kind=kind, org=org, gvc=gvc, name=name, action=sub, action_args=tuple(args), sub=True)

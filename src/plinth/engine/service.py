@@ -29,6 +29,7 @@ from plinth.engine.render import (
     now_iso,
 )
 from plinth.engine.requestinfo import RequestInfo
+from plinth.engine.statuses import StatusInputs
 from plinth.errors import (
     BadRequest,
     Conflict,
@@ -39,9 +40,12 @@ from plinth.errors import (
     ValidationFailed,
     not_found,
 )
-from plinth.kinds.base import Item, KindContext, KindSpec
+from plinth.kinds.base import DEFAULT_BASE_DOMAIN, Item, KindContext, KindSpec
 from plinth.meta import PROTECTED_TAG
+from plinth.runtime.base import Runtime
+from plinth.runtime.simulated import SimulatedRuntime
 from plinth.storage.base import AppendEvent, Delete, Key, Operation, Put, Record, Storage, StorageError
+from plinth.storage.query import ListRequest, PageStart
 
 MAX_ATTEMPTS = 50
 #: Item paths whose resolved :class:`Target` an engine keeps (all are dropped when full).
@@ -118,10 +122,18 @@ def storage_unavailable() -> ServiceUnavailable:
 class Engine:
     """Serves every registered kind. Holds no per-request state."""
 
-    def __init__(self, storage: Storage, kinds: Mapping[str, KindSpec], clock: Callable[[], str] = now_iso) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        kinds: Mapping[str, KindSpec],
+        clock: Callable[[], str] = now_iso,
+        runtime: Runtime | None = None,
+        base_domain: str = DEFAULT_BASE_DOMAIN,
+    ) -> None:
         self.storage = storage
         self.kinds = kinds
         self.clock = clock
+        self.statuses = StatusInputs(storage, kinds, runtime or SimulatedRuntime(), base_domain)
         self._targets: dict[RequestInfo, Target] = {}
 
     # -- addressing -------------------------------------------------------------------
@@ -168,6 +180,14 @@ class Engine:
             raise not_found(t.kind.name, t.name)
         require(access, t.kind, "view", t.href, stamp_of(record), lambda: orjson.loads(record.doc))
         return record.doc
+
+    async def read(self, t: Target, fresh: bool = False) -> Record | None:
+        """The stored record of ``t`` (no access check: callers check what they serve)."""
+        return await self._get(t.key, t, fresh)
+
+    async def read_container(self, t: Target) -> Item | None:
+        """The GVC a GVC-scoped ``t`` lives in; 404 when it or the org is missing."""
+        return await self._require_container(t)
 
     async def _get(self, key: Key, t: Target, fresh: bool = False) -> Record | None:
         try:
@@ -297,7 +317,9 @@ class Engine:
         """One read-validate-commit pass; ``None`` means a lost race worth retrying."""
         now = self.clock()
         item_id = old["id"] if old else new_id()
-        ctx = KindContext(org=t.org, now=now, gvc=t.gvc, parent=parent, id=item_id)
+        ctx = KindContext(
+            org=t.org, now=now, gvc=t.gvc, parent=parent, id=item_id, base_domain=self.statuses.base_domain
+        )
         stripped = pipeline.strip_server_owned(t.kind, w.make_body(old))
         system = w.make_system(old) if w.make_system else None
         candidate, errors = pipeline.build_candidate(t.kind, stripped, old, ctx, t.name, system)
@@ -306,12 +328,15 @@ class Engine:
         refs = t.kind.references(candidate, t.org) if not errors else []
         ref_errors, resolved, hrefs = await check_references(self.storage, self.kinds, t.org, refs, {})
         errors += ref_errors
+        ctx = replace(ctx, resolved=resolved)
+        if not errors:
+            errors += t.kind.validate_resolved(candidate, ctx)
         if errors:
             raise ValidationFailed(errors, t.kind.name, t.name)
         normalise_links(candidate, refs, t.org)
         if old is not None and old_record is not None and _unchanged(t.kind, candidate, old):
             return WriteResult(200, old_record.doc)
-        ctx = replace(ctx, resolved=resolved)
+        ctx = await self.statuses.context(t.kind, ctx, candidate, t.href)
         version = old["version"] + 1 if old else 1
         item = finish_item(
             t.kind,
@@ -336,8 +361,19 @@ class Engine:
         ]
         if t.kind.affects_access:
             ops.append(bump_access_generation())
-        ops += await refresh_dependants(self.storage, self.kinds, t.kind, t.org, t.href, t.name, item, now)
+        ops += await refresh_dependants(
+            self.storage, self.kinds, t.kind, t.org, t.href, t.name, item, now, self.statuses.context
+        )
+        before = set(await self._links_of(t.kind, old, t.org)) if old is not None else set()
+        ops += await self.statuses.refresh_referenced(t.kind, t.org, t.href, before, set(hrefs), now)
         return await self._commit(t, ops, result, pinned=w.expected is not None)
+
+    async def _links_of(self, kind: KindSpec, item: Item, org: str) -> list[str]:
+        """The full links ``item`` holds (for refreshing what it stops linking to)."""
+        if not any(kind.name in k.status_referrers for k in self.kinds.values()):
+            return []
+        _, _, hrefs = await check_references(self.storage, self.kinds, org, kind.references(item, org), {})
+        return hrefs
 
     async def _commit(self, t: Target, ops: list[Operation], result: WriteResult, pinned: bool) -> WriteResult | None:
         try:
@@ -369,6 +405,7 @@ class Engine:
                 )
             if any(k.scope == t.kind.name for k in self.kinds.values()):
                 await self._guard_children(t)
+            await self._guard_protected(t)
             now = self.clock()
             forgotten = await self._forget(t, access.principal_link, now)
             if dry_run:
@@ -376,9 +413,14 @@ class Engine:
             event_id, event = event_doc("deleted", t.href, record.version, access.principal_link, now)
             ops: list[Operation] = [Delete(t.key, record.version), AppendEvent(t.key, event_id, now, event)]
             ops += forgotten
+            ops += await self._owned_deletes(t)
             if t.kind.affects_access or forgotten:
                 ops.append(bump_access_generation())
-            ops += await refresh_dependants(self.storage, self.kinds, t.kind, t.org, t.href, t.name, None, now)
+            ops += await refresh_dependants(
+                self.storage, self.kinds, t.kind, t.org, t.href, t.name, None, now, self.statuses.context
+            )
+            linked = set(await self._links_of(t.kind, item, t.org))
+            ops += await self.statuses.refresh_referenced(t.kind, t.org, t.href, linked, set(), now)
             if await self._commit(t, ops, WriteResult(202, b""), pinned=False) is not None:
                 return
         raise Conflict("The item is changing too fast to delete; retry", {"name": t.name})
@@ -396,7 +438,8 @@ class Engine:
                 if item is None:
                     continue
                 gvc = record.key.parent or None
-                errors = kind.validate(item, old, KindContext(org=t.org, now=now, gvc=gvc, id=old["id"]))
+                base = KindContext(org=t.org, now=now, gvc=gvc, id=old["id"], base_domain=self.statuses.base_domain)
+                errors = kind.validate(item, old, base)
                 href = href_of(kind, t.org, gvc, record.key.name)
                 if errors:
                     first = errors[0]
@@ -418,6 +461,33 @@ class Engine:
                     Put(Record(record.key, record.id, version, orjson.dumps(item)), record.version, tuple(hrefs)),
                     AppendEvent(record.key, event_id, now, event),
                 ]
+        return ops
+
+    async def _guard_protected(self, t: Target) -> None:
+        """409 while items of kinds that protect this one link to it (``KindSpec.protects``)."""
+        guards = [k.name for k in self.kinds.values() if t.kind.name in k.protects]
+        if not guards:
+            return
+        holders = await self.storage.referrers(t.org, t.href, guards)
+        if holders:
+            names = [f"{r.key.kind}/{r.key.name}" for r in holders[:20]]
+            raise Conflict(
+                f"{t.kind.title} '{t.name}' is in use by {', '.join(names)}; change or delete them first",
+                {"kind": t.kind.name, "name": t.name, "dependants": names},
+            )
+
+    async def _owned_deletes(self, t: Target) -> list[Operation]:
+        """Deletes of the records stored under ``t`` (``KindSpec.owned_records``)."""
+        ops: list[Operation] = []
+        parent = f"{t.gvc}/{t.name}" if t.gvc else t.name
+        for record_kind in t.kind.owned_records:
+            start: PageStart | None = None
+            while True:
+                page = await self.storage.list_page(ListRequest(t.org, record_kind, parent, limit=500, start=start))
+                ops += [Delete(r.key, r.version) for r in page]
+                if len(page) < 500:
+                    break
+                start = PageStart(page[-1].key.parent, page[-1].key.name)
         return ops
 
     async def _guard_children(self, t: Target) -> None:

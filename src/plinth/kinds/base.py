@@ -36,6 +36,10 @@ COMMON_QUERY_PROPERTIES: tuple[str, ...] = ("id", "name", "version", "descriptio
 
 CRUD_VERBS: frozenset[str] = frozenset({"get", "list", "create", "replace", "patch", "delete"})
 
+#: The public base domain of generated host names unless the server is given another
+#: (``--base-domain``): the hosted platform's, so endpoints have the shapes clients expect.
+DEFAULT_BASE_DOMAIN = "cpln.app"
+
 
 @dataclass(frozen=True, slots=True)
 class Reference:
@@ -51,6 +55,9 @@ class Reference:
     link: str
     kinds: frozenset[str] | None = None
     must_exist: bool = True
+    #: Store the link's full form at ``path`` (``False`` when ``path`` holds something else
+    #: that names the item, such as a volume URI ``cpln://volumeset/data``).
+    rewrite: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,8 +71,15 @@ class KindContext:
     - ``now``: the write's timestamp, ISO-8601 with milliseconds and ``Z``.
     - ``id``: the item's id (set before ``prepare``; new on create, kept on update); lets a
       hook derive stable server-owned values from it (a GVC's ``alias``).
+    - ``base_domain``: the server's public base domain for generated host names
+      (``--base-domain``; a workload's endpoints, a domain's DNS targets).
+    - ``referrers``: for ``compute_status`` of a kind with ``status_referrers``, the links of
+      the items of those kinds that link to this item, sorted (a volume set's workloads).
+    - ``reported``: for ``compute_status`` of a kind with ``runtime_status``, what the runtime
+      reports of the item: ``{"ready": bool, "replicas": int, "message": str}``.
 
-    ``resolved`` is filled for ``compute_status``; ``validate`` sees it empty.
+    ``resolved``, ``referrers`` and ``reported`` are filled for ``compute_status`` and
+    ``validate_resolved``; ``validate`` sees them empty.
     """
 
     org: str
@@ -74,6 +88,9 @@ class KindContext:
     parent: Item | None = None
     resolved: Mapping[str, Item | None] = field(default_factory=dict)
     id: str | None = None
+    base_domain: str = DEFAULT_BASE_DOMAIN
+    referrers: tuple[str, ...] = ()
+    reported: Mapping[str, Any] | None = None
 
     def lookup(self, href: str) -> Item | None:
         return self.resolved.get(href)
@@ -92,6 +109,10 @@ def _empty_status(item: Item, ctx: KindContext) -> dict[str, Any]:
 
 
 def _no_references(item: Item, org: str) -> list[Reference]:
+    return []
+
+
+def _no_resolved_errors(item: Item, ctx: KindContext) -> list[FieldError]:
     return []
 
 
@@ -149,6 +170,8 @@ class KindSpec:
       checks them, resolves them into ``ctx.resolved``, indexes them so that a change of
       a target can refresh the status of items listing it in ``status_inputs``.
     - ``name_rule(name) -> str | None``: a message when the name is not allowed.
+    - ``validate_resolved(item, ctx) -> list[FieldError]``: rules on the items the references
+      resolve to (``ctx.resolved``), run after ``validate`` and the reference check; pure.
     - ``forget(item, href, org) -> Item | None``: ``item`` without its links to ``href``, an
       item being deleted, or ``None`` when it holds none it must let go of. The engine
       applies it to every item of this kind that references ``href``, in the delete's
@@ -182,9 +205,27 @@ class KindSpec:
     validate: Callable[[Item, Item | None, KindContext], list[FieldError]] = _no_errors
     compute_status: Callable[[Item, KindContext], dict[str, Any]] = _empty_status
     references: Callable[[Item, str], list[Reference]] = _no_references
+    validate_resolved: Callable[[Item, KindContext], list[FieldError]] = _no_resolved_errors
     forget: Callable[[Item, str, str], Item | None] | None = None
     #: Kinds whose change refreshes the status of items of this kind that reference them.
     status_inputs: frozenset[str] = frozenset()
+    #: Kinds whose items' links *to* an item of this kind feed its status (``ctx.referrers``):
+    #: a write or delete of such an item refreshes the status of what it links to and linked to.
+    status_referrers: frozenset[str] = frozenset()
+    #: Kinds an item of this kind protects while it links to them: deleting one is a 409 that
+    #: names the items linking to it (a volume set mounted by a workload).
+    protects: frozenset[str] = frozenset()
+    #: The runtime reports on items of this kind; ``compute_status`` finds it in ``ctx.reported``.
+    runtime_status: bool = False
+    #: Record kinds the engine stores under an item of this kind (``Key(org, kind,
+    #: "{gvc}/{name}", id)`` for a GVC-scoped kind), deleted with it (a workload's commands).
+    owned_records: tuple[str, ...] = ()
+    #: Links beyond ``self``/``org``/``gvc``: (rel, path under the item), e.g. a workload's
+    #: ``("deployment", "deployment")`` -> ``{self}/deployment``.
+    item_links: tuple[tuple[str, str], ...] = ()
+    #: Reserved ``cpln/`` tags clients may set on items of this kind, beyond the ones every
+    #: kind allows (``meta.CLIENT_SETTABLE_RESERVED_TAGS``).
+    reserved_tags: frozenset[str] = frozenset()
     #: Permission name -> description; and which permissions each one implies. A kind takes
     #: both from ``plinth.kinds.permissions.PERMISSIONS`` (policies validate bindings there).
     permissions: Mapping[str, str] = field(default_factory=lambda: dict(BASIC_PERMISSIONS))

@@ -44,7 +44,8 @@ def domain_references(item: Item, org: str) -> list[Reference]:
             gvc = workload_gvc_href(found.value, org)
             if gvc is not None and gvc not in gvcs_seen:
                 gvcs_seen.add(gvc)
-                references.append(Reference(found.path, gvc, frozenset({"gvc"}), must_exist=False))
+                # The path holds the workload's link, not the GVC's: never rewrite it with this one.
+                references.append(Reference(found.path, gvc, frozenset({"gvc"}), must_exist=False, rewrite=False))
     return references
 
 

@@ -83,12 +83,15 @@ def check_description(description: Any, path: str = "description") -> list[Field
     return []
 
 
-def check_tags(tags: Any, old_tags: dict[str, Any] | None = None, path: str = "tags") -> list[FieldError]:
+def check_tags(
+    tags: Any, old_tags: dict[str, Any] | None = None, path: str = "tags", allowed: frozenset[str] = frozenset()
+) -> list[FieldError]:
     """Tags: a map of at most 50 entries; values are strings, numbers, booleans or null.
 
     Keys under the reserved ``cpln/`` prefix may not be set by clients, except the ones that
     switch documented behaviour on (``meta.CLIENT_SETTABLE_RESERVED_TAGS``) and ones the item
-    already carries unchanged (so a read-modify-write round-trips).
+    already carries unchanged (so a read-modify-write round-trips), and the ``allowed`` ones
+    of the item's kind (``KindSpec.reserved_tags``).
     """
     if not isinstance(tags, dict):
         return [FieldError(path, "must be an object")]
@@ -105,6 +108,7 @@ def check_tags(tags: Any, old_tags: dict[str, Any] | None = None, path: str = "t
         if (
             key.startswith(RESERVED_TAG_PREFIX)
             and key not in CLIENT_SETTABLE_RESERVED_TAGS
+            and key not in allowed
             and old_tags.get(key, object()) != value
         ):
             errors.append(FieldError(f"{path}.{key}", f"the '{RESERVED_TAG_PREFIX}' prefix is reserved"))

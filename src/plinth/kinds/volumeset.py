@@ -15,7 +15,8 @@ what the platform would hold before any workload attaches:
   volume per location, whoever mounts it) and 0 otherwise (ext4/xfs volumes are one per
   replica of the attached workload, and there is none). Locations chosen by a
   ``locationQuery`` are not resolved: locations are not served yet;
-- ``workloadLinks``: ``[]`` (workloads are not served yet).
+- ``workloadLinks``: the workloads that mount the set (``ctx.referrers``: the engine
+  refreshes the status on every write or delete of a workload that mounts it or did).
 
 The status follows the parent: ``status_inputs`` names ``gvc``, so the engine recomputes
 it when the parent GVC's placement changes.
@@ -55,7 +56,7 @@ def compute_volumeset_status(item: Item, ctx: KindContext) -> dict[str, Any]:
     status["locations"] = [
         {"name": name, "volumes": [], "desiredVolumeCount": volumes_per_location} for name in _location_names(parent)
     ]
-    status["workloadLinks"] = []
+    status["workloadLinks"] = list(ctx.referrers)
     return status
 
 
@@ -71,6 +72,7 @@ VOLUMESET = KindSpec(
     validate=validate_volumeset,
     compute_status=compute_volumeset_status,
     status_inputs=frozenset({"gvc"}),
+    status_referrers=frozenset({"workload"}),
     query_properties=(
         *COMMON_QUERY_PROPERTIES,
         "gvc",

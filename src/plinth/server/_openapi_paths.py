@@ -10,7 +10,8 @@ Path shapes follow ``engine/requestinfo.py``; which methods exist follows the ki
 - ``-eventlog`` and ``-accessreport`` on every item, whatever the verbs (the router does not
   check them), and ``-schema/permissions`` on the collection of every kind with permissions
   (the org's at ``/org/{org}/org/-schema/permissions``; a GVC-scoped kind's at the org level);
-- the kind's own actions (``KindSpec.actions``): ``-addKey``, ``-invite``, ``-for/email/{email}``.
+- the kind's own actions and sub-resources (``KindSpec.actions``): ``-addKey``, ``-invite``,
+  ``-for/email/{email}``, a workload's ``deployment[/{location}]`` and ``-command[/{id}]``.
 
 Responses name the real statuses: 201 with ``Location`` for a POST create and a PUT that
 created, 200 for updates and for every ``dryRun`` write, 202 with no body for DELETE, an
@@ -326,7 +327,9 @@ class KindPaths:
             if k.scope == "root" and not action.on_item:
                 raise ValueError(f"{k.name}: the router serves no action on /org itself ({action.path})")
             where, params = (item, item_params) if action.on_item else (base, base_params)
-            out[f"{where}/{action.path}"] = self._action(action, params)
+            path_item = self._action(action, params)
+            # Two actions may share a path with different methods (GET and POST ``-command``).
+            out[f"{where}/{action.path}"] = {**out.get(f"{where}/{action.path}", {}), **path_item}
         return {path: item for path, item in out.items() if set(item) - {"parameters"}}
 
 

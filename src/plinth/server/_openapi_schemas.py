@@ -225,6 +225,57 @@ def _action_answers() -> dict[str, Schema]:
         "AccessReport": _obj(report, report, description="Who holds which permission on the item, and why."),
         "NewServiceAccountKey": _obj(key, key),
         "Invitations": _obj(invitations, invitations),
+        **_runtime_answers(),
+    }
+
+
+def _runtime_answers() -> dict[str, Schema]:
+    """A workload's deployments and commands (``engine/workloads.py``, ``runtime/``)."""
+    deployment_status = {
+        "ready": {"type": "boolean"},
+        "lastProcessedVersion": {"type": "integer"},
+        "expectedDeploymentVersion": {"type": "integer"},
+        "internal": {"type": "object", "properties": {"syncFailed": {"type": "boolean"}}},
+        "versions": {"type": "array", "items": {"type": "object"}},
+    }
+    deployment = {
+        "name": {"type": "string", "description": "The location."},
+        "kind": {"const": "deployment"},
+        "links": {"type": "array", "items": ref("Link")},
+        "status": _obj(
+            deployment_status, ["ready", "internal", "lastProcessedVersion", "expectedDeploymentVersion"], closed=False
+        ),
+    }
+    command = {
+        "id": {"type": "string"},
+        "kind": {"const": "command"},
+        "type": {"enum": ["runCronWorkload", "stopReplica"]},
+        "lifecycleStage": {"enum": ["pending", "running", "cancelled", "completed", "failed"]},
+        "created": DATE_TIME,
+        "lastModified": DATE_TIME,
+        "spec": {"type": "object"},
+        "status": {"type": "object"},
+        "links": {"type": "array", "items": ref("Link")},
+    }
+
+    def listing(item_kind: str, item: str) -> Schema:
+        fields = {
+            "kind": {"const": "list"},
+            "itemKind": {"const": item_kind},
+            "items": {"type": "array", "items": ref(item)},
+            "links": {"type": "array", "items": ref("Link")},
+        }
+        return _obj(fields, list(fields))
+
+    return {
+        "Deployment": _obj(
+            deployment, ["name", "kind", "links", "status"], closed=False, description="One location's deployment."
+        ),
+        "DeploymentList": listing("deployment", "Deployment"),
+        "Command": _obj(
+            command, ["id", "kind", "type", "lifecycleStage", "created", "spec", "status", "links"], closed=False
+        ),
+        "CommandList": listing("command", "Command"),
     }
 
 

@@ -33,13 +33,15 @@ from plinth.engine.requestinfo import parse_path
 from plinth.engine.service import Engine
 from plinth.errors import MethodNotAllowed, ServiceUnavailable, TooManyRequests, Unauthorized
 from plinth.kinds import REGISTRY
+from plinth.runtime import make_runtime
 from plinth.server import bootstrap as first_start
 from plinth.server import exporters, system
 from plinth.server.accesslog import AccessLog
 from plinth.server.errors import render_error
 from plinth.server.http import Request, decode_json, read_body
 from plinth.server.ratelimit import RateLimiter, retry_after
-from plinth.server.routes import Reply, Services, dispatch
+from plinth.server.reply import Reply, Services
+from plinth.server.routes import dispatch
 from plinth.server.settings import Settings
 from plinth.server.signing import SigningCache
 from plinth.storage import open_storage
@@ -125,7 +127,8 @@ class PlinthApp:
     async def _open_store(self) -> None:
         storage = await open_storage(self.settings.database_url, self.settings.data_dir)
         try:
-            engine = Engine(storage, REGISTRY)
+            runtime = make_runtime(self.settings.runtime)
+            engine = Engine(storage, REGISTRY, runtime=runtime, base_domain=self.settings.base_domain)
             if await storage.get_meta(first_start.ORG_META) is None:
                 # ``plinth serve`` bootstraps before it starts workers, unless the store was
                 # unreachable then: the first worker to reach it does (the claim lets one win).

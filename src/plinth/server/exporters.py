@@ -20,7 +20,8 @@ from plinth.engine.requestinfo import RequestInfo, parse_path
 from plinth.engine.service import Engine
 from plinth.errors import BadRequest, MethodNotAllowed, NotFound
 from plinth.server.http import Request
-from plinth.server.routes import Reply, Services, access_for
+from plinth.server.reply import Reply, Services
+from plinth.server.routes import access_for
 
 PREFIXES = {"/export/terraform": "terraform", "/export/crd": "crd"}
 #: A collection export reads at most this many items (pages of MAX_PAGE_SIZE).

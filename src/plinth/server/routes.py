@@ -1,40 +1,27 @@
-"""Dispatch a parsed API path to the engine, as the authenticated principal. There is no per-kind
-code here: every kind in the registry gets the same routes, and a kind's ``verbs`` decide which
-answer 405. Authorization happens inside the engine, where the item is known."""
+"""Dispatch a parsed API path to the engine, as the authenticated principal. Every kind in the
+registry gets the same routes: a kind's ``verbs`` decide which answer 405, and its declared
+actions and sub-resources (``KindSpec.actions``) are served by ``server/actions.py``.
+Authorization happens inside the engine, where the item is known."""
 
 from __future__ import annotations
-
-from dataclasses import dataclass, field
 
 import orjson
 
 from plinth.auth.authn import SERVER_ADMIN_META
 from plinth.auth.principal import Principal
-from plinth.engine import identity, listing, users
-from plinth.engine.access import Access, AccessControl, OwnOrgOnly
+from plinth.engine import identity, listing
+from plinth.engine.access import Access, OwnOrgOnly
 from plinth.engine.paging import page_size
 from plinth.engine.requestinfo import RequestInfo
-from plinth.engine.service import Engine, WriteResult
+from plinth.engine.service import WriteResult
 from plinth.errors import Conflict, Forbidden, MethodNotAllowed, NotFound, Unauthorized
 from plinth.kinds.base import KindSpec
+from plinth.server import actions
 from plinth.server.bootstrap import seed_org
 from plinth.server.http import Request
-from plinth.server.signing import SigningCache
+from plinth.server.reply import Reply, Services
 
-
-@dataclass
-class Reply:
-    status: int
-    body: bytes
-    headers: list[tuple[bytes, bytes]] = field(default_factory=list)
-    content_type: bytes = b"application/json"
-
-
-@dataclass
-class Services:
-    engine: Engine
-    access: AccessControl
-    signing: SigningCache
+__all__ = ["Reply", "Services", "access_for", "allowed_methods", "dispatch"]
 
 
 def _write_reply(result: WriteResult, dry_run: bool) -> Reply:
@@ -161,8 +148,25 @@ async def _created_org_seeded(svc: Services, info: RequestInfo, reply: Reply) ->
 
 
 async def _action(svc: Services, req: Request, info: RequestInfo, body: object, access: Access) -> Reply:
-    engine, method, action = svc.engine, req.method, info.action
+    engine, method = svc.engine, req.method
     limit = page_size(req.param("limit"))
+    if not info.sub:
+        generic = await _generic_action(svc, req, info, body, access, limit)
+        if generic is not None:
+            return generic
+    kind = engine.kinds.get(info.kind)
+    found = actions.find(kind, info, method) if kind is not None else None
+    if found is None:
+        raise NotFound(f"No API path matches '{req.path}'", {"path": req.path})
+    declared, params = found
+    return await actions.serve(svc, declared, actions.ActionCall(req, info, body, access, params))
+
+
+async def _generic_action(
+    svc: Services, req: Request, info: RequestInfo, body: object, access: Access, limit: int
+) -> Reply | None:
+    """The endpoints every kind has; ``None`` when the path is none of them."""
+    engine, method, action = svc.engine, req.method, info.action
     if action == "query" and not info.is_item and not info.action_args:
         _allow(method, "GET", "POST")
         if method == "POST" and body is None:
@@ -171,17 +175,6 @@ async def _action(svc: Services, req: Request, info: RequestInfo, body: object, 
     if action == "eventlog" and info.is_item and not info.action_args:
         _allow(method, "GET")
         return Reply(200, await listing.event_log(engine, info, limit, req.param("cursor"), access))
-    if action == "addKey" and info.is_item and not info.action_args:
-        _allow(method, "POST")
-        minted = await identity.add_key(engine, info, body, access, await svc.signing.current())
-        return Reply(201, orjson.dumps(minted))
-    if action == "invite" and not info.is_item and not info.action_args:
-        _allow(method, "POST")
-        invited = await users.invite(engine, info, body, access)
-        return Reply(200, orjson.dumps(invited.body(req.request_id)))
-    if action == "for" and not info.is_item and len(info.action_args) == 2 and info.action_args[0] == "email":
-        _allow(method, "GET")
-        return Reply(200, await users.for_email(engine, info, info.action_args[1], access))
     if action == "schema" and info.action_args == ("permissions",) and not info.is_item and info.org:
         _allow(method, "GET")
         return Reply(200, orjson.dumps(identity.permissions_schema(info.kind, info.org)))
@@ -189,7 +182,7 @@ async def _action(svc: Services, req: Request, info: RequestInfo, body: object, 
         _allow(method, "GET")
         report = await identity.access_report(engine, info, access, await svc.access.policy_set(info.org))
         return Reply(200, orjson.dumps(report))
-    raise NotFound(f"No API path matches '{req.path}'", {"path": req.path})
+    return None
 
 
 def _allow(method: str, *allowed: str) -> None:

@@ -10,6 +10,8 @@ import os
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+from plinth.kinds.base import DEFAULT_BASE_DOMAIN
+
 MAX_BODY_BYTES = 1024 * 1024
 REQUEST_TIMEOUT_S = 30.0
 RATE_LIMIT = 1000.0
@@ -39,6 +41,10 @@ class Settings:
     rate_limit: float = RATE_LIMIT
     #: How many requests a principal may make at once before the rate applies.
     rate_burst: int = RATE_BURST
+    #: What runs workloads (``plinth.runtime``): ``simulated`` or ``none``.
+    runtime: str = "simulated"
+    #: The public base domain of generated host names (workload endpoints, domain DNS targets).
+    base_domain: str = DEFAULT_BASE_DOMAIN
 
     @property
     def store_name(self) -> str:

@@ -5,17 +5,97 @@ Package layout, one job per module:
 - ``models``: the spec schema except the containers (options, firewall, job, rollout, ...);
 - ``containers``: the container schema and the containers' own rules;
 - ``prepare``: the API's defaults; ``rules``: the cross-field rules and the type matrix;
-- ``links``: the links a workload holds; ``status``: the server-computed status.
+- ``links``: the links a workload holds, and the rules on what they resolve to;
+- ``status``: the server-computed status; ``commands``: the ``-command`` request bodies.
+
+Beyond its verbs a workload serves (``KindSpec.actions``) its deployments
+(``.../workload/{name}/deployment[/{location}]``) and its commands (``.../-command[/{id}]``),
+which the engine answers from the runtime (``engine/workloads.py``, ``plinth.runtime``).
+Commands are stored under the workload and deleted with it. A workload protects the volume
+sets it mounts: deleting one of them is a 409 while it is mounted.
 """
 
 from __future__ import annotations
 
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindSpec
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindAction, KindSpec
 from plinth.kinds.permissions import permission_fields
-from plinth.kinds.workload.links import workload_references
+from plinth.kinds.workload.commands import CommandRequest
+from plinth.kinds.workload.links import validate_workload_links, workload_references
 from plinth.kinds.workload.models import WorkloadSpec
 from plinth.kinds.workload.prepare import prepare_workload
 from plinth.kinds.workload.rules import validate_workload
+from plinth.kinds.workload.status import compute_workload_status
+
+#: Tags with documented behaviour on workloads (kinds.md §1.18) that clients may set.
+WORKLOAD_TAGS = frozenset(
+    {
+        "cpln/deployTimestamp",
+        "cpln/publishNotReadyAddresses",
+        "cpln/protocol",
+        "cpln/bypassProxyOutbound",
+        "cpln/disableServiceMeshInboundPort",
+        "cpln/disableServiceMeshOutboundPort",
+        "cpln/multiZone",
+        "cpln/skipLocationEndpointHeaders",
+        "cpln/discoverCrossGvcReplicas",
+        "cpln/tracingDisabled",
+        "cpln/largeDisk",
+        "cpln/timeoutSecondsOverride",
+        "cpln/disableServiceMesh",
+        "cpln/disableServiceMeshOutboundCIDR",
+        "cpln/k8sClusterRole",
+        "cpln/ignore",
+        "cpln/relaxGracePeriodMax",
+        "cpln/relaxMemoryToCpuRatio",
+        "cpln/run",
+        "cpln/run-identity",
+    }
+)
+
+ACTIONS = (
+    KindAction(
+        operation_id="listWorkloadDeployments",
+        method="GET",
+        path="deployment",
+        summary="The workload's deployments: one per location of its GVC, as the runtime reports it",
+        on_item=True,
+        response="DeploymentList",
+    ),
+    KindAction(
+        operation_id="getWorkloadDeployment",
+        method="GET",
+        path="deployment/{location}",
+        summary="The workload's deployment in one location",
+        on_item=True,
+        response="Deployment",
+    ),
+    KindAction(
+        operation_id="createWorkloadCommand",
+        method="POST",
+        path="-command",
+        summary="Run a command on the workload now (runCronWorkload, stopReplica); the Location names it",
+        on_item=True,
+        body=CommandRequest,
+        status=201,
+        response="Command",
+    ),
+    KindAction(
+        operation_id="listWorkloadCommands",
+        method="GET",
+        path="-command",
+        summary="The workload's commands",
+        on_item=True,
+        response="CommandList",
+    ),
+    KindAction(
+        operation_id="getWorkloadCommand",
+        method="GET",
+        path="-command/{id}",
+        summary="One command of the workload, with its lifecycle stage",
+        on_item=True,
+        response="Command",
+    ),
+)
 
 WORKLOAD = KindSpec(
     name="workload",
@@ -28,6 +108,23 @@ WORKLOAD = KindSpec(
     prepare=prepare_workload,
     validate=validate_workload,
     references=workload_references,
+    validate_resolved=validate_workload_links,
+    compute_status=compute_workload_status,
     status_inputs=frozenset({"gvc"}),
-    query_properties=(*COMMON_QUERY_PROPERTIES, "gvc", "spec.type", "spec.identityLink"),
+    protects=frozenset({"volumeset"}),
+    runtime_status=True,
+    owned_records=("command",),
+    item_links=(("deployment", "deployment"),),
+    reserved_tags=WORKLOAD_TAGS,
+    actions=ACTIONS,
+    query_properties=(
+        *COMMON_QUERY_PROPERTIES,
+        "gvc",
+        "spec.type",
+        "spec.identityLink",
+        "spec.supportDynamicTags",
+        "spec.defaultOptions.suspend",
+        "spec.defaultOptions.capacityAI",
+        "spec.defaultOptions.autoscaling.metric",
+    ),
 )

@@ -1,0 +1,109 @@
+"""Everything ``compute_status`` may read, and the status refreshes that links between items cause.
+
+Status is computed by the server, in the transaction of the write that changes it. Three
+things beside the item itself feed it, each declared by the kind (``kinds/base.py``):
+
+- the items it links to (``references``), resolved into ``ctx.resolved``; a change to one of
+  them refreshes it when its kind lists theirs in ``status_inputs`` (``references.py``);
+- the items that link to it (``status_referrers``: a volume set lists the workloads that
+  mount it), as ``ctx.referrers``; a write or delete of such an item refreshes the status of
+  what it links to, and of what it linked to before (:func:`refresh_referenced`);
+- what the runtime reports (``runtime_status``), as ``ctx.reported``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+import orjson
+
+from plinth.engine.references import check_references
+from plinth.kinds.base import Item, KindContext, KindSpec
+from plinth.meta import parse_link
+from plinth.runtime.base import Placement, Runtime
+from plinth.storage.base import Key, Put, Storage
+
+
+def location_names(gvc: Item) -> tuple[str, ...]:
+    """The GVC's locations by name, in placement order, each once."""
+    links = ((gvc.get("spec") or {}).get("staticPlacement") or {}).get("locationLinks") or []
+    return tuple(dict.fromkeys(str(link).rstrip("/").rsplit("/", 1)[-1] for link in links))
+
+
+@dataclass(frozen=True)
+class StatusInputs:
+    """Builds the :class:`KindContext` that ``compute_status`` gets, for any kind."""
+
+    storage: Storage
+    kinds: Mapping[str, KindSpec]
+    runtime: Runtime
+    base_domain: str
+
+    def placement(self, item: Item, gvc: Item, href: str) -> Placement:
+        return Placement(item, gvc, href, location_names(gvc), self.base_domain)
+
+    async def context(
+        self,
+        kind: KindSpec,
+        ctx: KindContext,
+        item: Item,
+        href: str,
+        pending: Mapping[str, bool] | None = None,
+    ) -> KindContext:
+        """``ctx`` with ``referrers`` and ``reported`` filled as ``kind`` declares.
+
+        ``pending`` holds referrers whose write is in progress in this transaction: whether
+        each links to the item once it commits (the store still holds the state before)."""
+        referrers: tuple[str, ...] = ()
+        if kind.status_referrers:
+            rows = await self.storage.referrers(ctx.org, href, sorted(kind.status_referrers))
+            found = {_href_of(self.kinds, r.key) for r in rows}
+            for other, links in (pending or {}).items():
+                (found.add if links else found.discard)(other)
+            referrers = tuple(sorted(found))
+        reported: dict[str, Any] | None = None
+        if kind.runtime_status and ctx.parent is not None:
+            summary = self.runtime.summary(self.placement(item, ctx.parent, href))
+            reported = {"ready": summary.ready, "replicas": summary.replicas, "message": summary.message}
+        return replace(ctx, referrers=referrers, reported=reported, base_domain=self.base_domain)
+
+    async def refresh_referenced(
+        self, changed: KindSpec, org: str, href: str, before: set[str], after: set[str], now: str
+    ) -> list[Put]:
+        """Status-only rewrites of the items ``href`` links to (``after``) or linked to
+        (``before``) whose kind lists ``changed`` in ``status_referrers``."""
+        ops: list[Put] = []
+        for target in sorted(before | after):
+            link = parse_link(target, org)
+            kind = self.kinds.get(link.kind) if link is not None else None
+            if link is None or kind is None or changed.name not in kind.status_referrers:
+                continue
+            key = Key(org, kind.name, (link.gvc or "") if kind.scope == "gvc" else "", link.name)
+            record = await self.storage.get(key, fresh=True)
+            if record is None:
+                continue
+            item = orjson.loads(record.doc)
+            parent = await self._parent(kind, org, item)
+            _, resolved, hrefs = await check_references(self.storage, self.kinds, org, kind.references(item, org), {})
+            base = KindContext(org=org, now=now, gvc=item.get("gvc"), parent=parent, resolved=resolved, id=item["id"])
+            ctx = await self.context(kind, base, item, target, {href: target in after})
+            status = kind.compute_status(item, ctx)
+            if status != item.get("status"):
+                item["status"] = status
+                ops.append(Put(replace(record, doc=orjson.dumps(item)), record.version, tuple(hrefs)))
+        return ops
+
+    async def _parent(self, kind: KindSpec, org: str, item: Item) -> Item | None:
+        if kind.scope != "gvc" or not item.get("gvc"):
+            return None
+        record = await self.storage.get(Key(org, "gvc", "", item["gvc"]))
+        return orjson.loads(record.doc) if record is not None else None
+
+
+def _href_of(kinds: Mapping[str, KindSpec], key: Key) -> str:
+    kind = kinds.get(key.kind)
+    if kind is not None and kind.scope == "gvc":
+        return f"/org/{key.org}/gvc/{key.parent}/{key.kind}/{key.name}"
+    return f"/org/{key.org}/{key.kind}/{key.name}"

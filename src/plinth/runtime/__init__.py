@@ -1,0 +1,23 @@
+"""What runs workloads: one small protocol (``base``), and its implementations.
+
+Plinth itself runs no containers. Whatever deployments, replicas, readiness and cron
+executions report comes from a :class:`~plinth.runtime.base.Runtime`; the engine calls it, and
+kinds never import it (the engine hands them what it reports). ``simulated`` is the default;
+``none`` says that nothing runs. A driver for a real cluster is one more module here.
+"""
+
+from __future__ import annotations
+
+from plinth.runtime.base import Runtime
+from plinth.runtime.none import NoRuntime
+from plinth.runtime.simulated import SimulatedRuntime
+
+RUNTIMES: dict[str, type[Runtime]] = {"simulated": SimulatedRuntime, "none": NoRuntime}
+
+
+def make_runtime(name: str) -> Runtime:
+    """The runtime called ``name`` (``--runtime``); ``ValueError`` for an unknown name."""
+    try:
+        return RUNTIMES[name]()
+    except KeyError:
+        raise ValueError(f"unknown runtime '{name}' (choose one of: {', '.join(RUNTIMES)})") from None
