@@ -2,7 +2,8 @@
 
 ``to_terraform(item_or_list) -> str``: one ``resource`` block per item, valid HCL. Kinds:
 ``cpln_org`` (its settings), ``cpln_gvc``, ``cpln_domain``, ``cpln_volume_set``,
-``cpln_service_account``, ``cpln_group`` and ``cpln_policy``. The provider names members,
+``cpln_service_account``, ``cpln_group``, ``cpln_policy`` and ``cpln_workload`` (its own module,
+``terraform_workload``, kinds.md §1.20). The provider names members,
 principals and targets relative to the org (``group/devs``, ``user/ada@example.com``; target
 links by name, with ``gvc`` beside them for GVC-scoped kinds), so links are written that way.
 Users have no resource (they join by invitation). Server-owned
@@ -18,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from plinth.convert.hcl import Attribute, Block, label, render
+from plinth.convert.terraform_workload import workload
 from plinth.convert.tfbody import Body, common, generic, gvc_of, snake, tag_strings
 
 
@@ -147,6 +149,7 @@ RESOURCES: dict[str, tuple[str, Callable[[dict[str, Any]], Body]]] = {
     "serviceaccount": ("cpln_service_account", service_account),
     "group": ("cpln_group", group),
     "policy": ("cpln_policy", policy),
+    "workload": ("cpln_workload", workload),
 }
 
 
