@@ -478,6 +478,15 @@ WORKLOAD = workload(
     },
     version=12,
 )
+# Read-only, server-computed (kinds.md §1.1); the TF client and the operator's CRD both know it.
+WORKLOAD["health"] = {
+    "readiness": "Healthy",
+    "syncFailed": False,
+    "readyLocations": 2,
+    "totalLocations": 2,
+    "readyReplicas": 4,
+    "totalReplicas": 4,
+}
 
 WORKLOAD_CRON = workload(
     "nightly-report",
