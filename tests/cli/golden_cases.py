@@ -51,6 +51,10 @@ DOCS = {
     "policy-list": (f"{A}/policy", d.POLICIES),
     "group-list": (f"{A}/group", d.GROUPS),
     "secret-list": (f"{A}/secret", d.SECRETS),
+    "workload-item": (f"{A}/gvc/prod/workload/web", d.WORKLOAD),
+    "workload-list": (f"{A}/gvc/prod/workload", d.WORKLOADS),
+    "deployment-list": (f"{A}/gvc/prod/workload/web/deployment", d.DEPLOYMENTS),
+    "deployment-item": (f"{A}/gvc/prod/workload/web/deployment/aws-us-west-2", d.DEPLOYMENTS["items"][0]),
     "unknown-kind": (f"{A}/gadget/zed", d.UNKNOWN_KIND),
     "bare-array": (f"{A}/-array", d.BARE_ARRAY),
 }
@@ -278,6 +282,61 @@ def _export_cases() -> list[Case]:
     ]
 
 
+def _workload_cases() -> list[Case]:
+    """Workload and deployment tables beyond the plain formats: ages, READY as the typed
+    command fills it, and the model's crashes."""
+    workloads = f"{A}/gvc/prod/workload"
+    aged = d.listing(
+        "workload",
+        [
+            {**d.WORKLOAD, "created": "{{now-3d}}"},
+            {**d.WORKLOAD_CRON, "created": "{{now-400d}}"},
+            {**d.WORKLOAD_SERVERLESS, "created": "{{now-90s}}"},
+        ],
+        self_href=workloads,
+    )
+    deployments_path = f"{workloads}/web/deployment"
+    aged_deployments = {
+        **d.DEPLOYMENTS,
+        "items": [
+            {**d.DEPLOYMENTS["items"][0], "lastModified": "{{now-2h}}"},
+            {**d.DEPLOYMENTS["items"][1], "lastModified": "{{now-30s}}"},
+        ],
+    }
+    # What ``cpln workload get`` prints after merging the deployments into ``status``.
+    typed = d.listing(
+        "workload",
+        [
+            {**d.WORKLOAD, "status": {**d.WORKLOAD["status"], "ready": True, "readyLatest": True}},
+            {**d.WORKLOAD_CRON, "status": {**d.WORKLOAD_CRON["status"], "ready": False, "readyLatest": False}},
+        ],
+        self_href=workloads,
+    )
+    no_status = {k: v for k, v in d.WORKLOAD_CRON.items() if k != "status"}
+    no_gvc_link = {**d.WORKLOAD_CRON, "links": [link for link in d.WORKLOAD_CRON["links"] if link["rel"] != "gvc"]}
+    return [
+        Case("ts.age-workloads", ("get", workloads, "--ts", "age"), {("GET", workloads): ok(aged)}),
+        Case(
+            "ts.age-deployments",
+            ("get", deployments_path, "--ts", "age"),
+            {("GET", deployments_path): ok(aged_deployments)},
+        ),
+        Case("workload-ready-filled.text", ("get", workloads), {("GET", workloads): ok(typed)}),
+        Case(
+            "table-crash.workload-without-status",
+            ("get", f"{workloads}/nightly-report"),
+            {("GET", f"{workloads}/nightly-report"): ok(no_status)},
+            source="plinth",
+        ),
+        Case(
+            "table-crash.workload-without-gvc-link",
+            ("get", f"{workloads}/nightly-report"),
+            {("GET", f"{workloads}/nightly-report"): ok(no_gvc_link)},
+            source="plinth",
+        ),
+    ]
+
+
 def _edit_cases() -> list[Case]:
     route = {("GET", f"{A}/domain/api.example.com"): ok(d.DOMAIN)}
     return [
@@ -322,6 +381,7 @@ CASES: list[Case] = [
     *_body_cases(),
     *_debug_cases(),
     *_export_cases(),
+    *_workload_cases(),
     *_edit_cases(),
     *_paging_cases(),
     *_usage_cases(),
