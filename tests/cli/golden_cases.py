@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from plinth.convert import to_crd, to_terraform
 from tests.cli import golden_docs as d
 from tests.cli.canned_server import Canned
 
@@ -284,7 +285,8 @@ def _export_cases() -> list[Case]:
 
 def _workload_cases() -> list[Case]:
     """Workload and deployment tables beyond the plain formats: ages, READY as the typed
-    command fills it, and the model's crashes."""
+    command fills it, the model's crashes, and ``-o tf``/``-o crd`` of what Plinth's exporter
+    answers (kinds.md §1.20, §1.21), printed the way the official CLI prints it."""
     workloads = f"{A}/gvc/prod/workload"
     aged = d.listing(
         "workload",
@@ -314,6 +316,14 @@ def _workload_cases() -> list[Case]:
     )
     no_status = {k: v for k, v in d.WORKLOAD_CRON.items() if k != "status"}
     no_gvc_link = {**d.WORKLOAD_CRON, "links": [link for link in d.WORKLOAD_CRON["links"] if link["rel"] != "gvc"]}
+    web = f"{workloads}/web"
+    export_routes = {
+        ("GET", "/discovery"): ok(d.DISCOVERY),
+        ("GET", web): ok(d.WORKLOAD),
+        ("GET", workloads): ok(d.WORKLOADS),
+        ("GET", "/tfexp" + web): Canned(200, to_terraform(d.WORKLOAD), content_type="text/plain; charset=utf-8"),
+        ("GET", "/crdexp" + workloads): ok(to_crd(d.WORKLOADS, d.ORG)),
+    }
     return [
         Case("ts.age-workloads", ("get", workloads, "--ts", "age"), {("GET", workloads): ok(aged)}),
         Case(
@@ -334,6 +344,8 @@ def _workload_cases() -> list[Case]:
             {("GET", f"{workloads}/nightly-report"): ok(no_gvc_link)},
             source="plinth",
         ),
+        Case("export.tf-workload", ("get", web, "-o", "tf"), export_routes),
+        Case("export.crd-workload-list", ("get", workloads, "-o", "crd"), export_routes),
     ]
 
 
