@@ -314,6 +314,17 @@ def _workload_cases() -> list[Case]:
         ],
         self_href=workloads,
     )
+    # formatKVs on shapes a status should not have: an array and a string list their indexes.
+    odd = {
+        **d.DEPLOYMENTS,
+        "items": [
+            {**d.DEPLOYMENTS["items"][0], "status": ["a", {"b": 1}, None, 2.5, "x" * 90, 7, 8, 9, 10, 11, 12]},
+            {**d.DEPLOYMENTS["items"][1], "status": "ok"},
+            {**d.DEPLOYMENTS["items"][1], "name": "empty", "status": {}},
+            {**d.DEPLOYMENTS["items"][1], "name": "zero", "status": 0},
+            {**d.DEPLOYMENTS["items"][1], "name": "number", "status": 5},
+        ],
+    }
     no_status = {k: v for k, v in d.WORKLOAD_CRON.items() if k != "status"}
     no_gvc_link = {**d.WORKLOAD_CRON, "links": [link for link in d.WORKLOAD_CRON["links"] if link["rel"] != "gvc"]}
     web = f"{workloads}/web"
@@ -332,6 +343,7 @@ def _workload_cases() -> list[Case]:
             {("GET", deployments_path): ok(aged_deployments)},
         ),
         Case("workload-ready-filled.text", ("get", workloads), {("GET", workloads): ok(typed)}),
+        Case("deployment-odd-status.text", ("get", deployments_path), {("GET", deployments_path): ok(odd)}),
         Case(
             "table-crash.workload-without-status",
             ("get", f"{workloads}/nightly-report"),

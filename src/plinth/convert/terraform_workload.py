@@ -54,10 +54,12 @@ ATTR = Arg()
 
 
 def attr(name: str) -> Arg:
+    """An attribute whose provider name is not the wire name in snake case."""
     return Arg(name)
 
 
 def block(fields: Shape, name: str | None = None, always: bool = False) -> Arg:
+    """A block (one per object of a list) with ``fields`` inside; ``name`` defaults to the snake case."""
     return Arg(name, "block", fields, always)
 
 

@@ -162,6 +162,7 @@ def status_value(name: str) -> Cell:
 
 
 def last_modified(item: dict[str, Any], ctx: RenderContext) -> str:
+    """The deployment model's MODIFIED column: ``lastModified`` rendered like CREATED."""
     return timestamps.render(item.get("lastModified"), ctx)
 
 
