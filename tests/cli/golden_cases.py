@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from plinth.convert import to_crd, to_terraform
 from tests.cli import golden_docs as d
 from tests.cli.canned_server import Canned
 
@@ -51,6 +52,10 @@ DOCS = {
     "policy-list": (f"{A}/policy", d.POLICIES),
     "group-list": (f"{A}/group", d.GROUPS),
     "secret-list": (f"{A}/secret", d.SECRETS),
+    "workload-item": (f"{A}/gvc/prod/workload/web", d.WORKLOAD),
+    "workload-list": (f"{A}/gvc/prod/workload", d.WORKLOADS),
+    "deployment-list": (f"{A}/gvc/prod/workload/web/deployment", d.DEPLOYMENTS),
+    "deployment-item": (f"{A}/gvc/prod/workload/web/deployment/aws-us-west-2", d.DEPLOYMENTS["items"][0]),
     "unknown-kind": (f"{A}/gadget/zed", d.UNKNOWN_KIND),
     "bare-array": (f"{A}/-array", d.BARE_ARRAY),
 }
@@ -278,6 +283,84 @@ def _export_cases() -> list[Case]:
     ]
 
 
+def _workload_cases() -> list[Case]:
+    """Workload and deployment tables beyond the plain formats: ages, READY as the typed
+    command fills it, the model's crashes, and ``-o tf``/``-o crd`` of what Plinth's exporter
+    answers (kinds.md §1.20, §1.21), printed the way the official CLI prints it."""
+    workloads = f"{A}/gvc/prod/workload"
+    aged = d.listing(
+        "workload",
+        [
+            {**d.WORKLOAD, "created": "{{now-3d}}"},
+            {**d.WORKLOAD_CRON, "created": "{{now-400d}}"},
+            {**d.WORKLOAD_SERVERLESS, "created": "{{now-90s}}"},
+        ],
+        self_href=workloads,
+    )
+    deployments_path = f"{workloads}/web/deployment"
+    aged_deployments = {
+        **d.DEPLOYMENTS,
+        "items": [
+            {**d.DEPLOYMENTS["items"][0], "lastModified": "{{now-2h}}"},
+            {**d.DEPLOYMENTS["items"][1], "lastModified": "{{now-30s}}"},
+        ],
+    }
+    # What ``cpln workload get`` prints after merging the deployments into ``status``.
+    typed = d.listing(
+        "workload",
+        [
+            {**d.WORKLOAD, "status": {**d.WORKLOAD["status"], "ready": True, "readyLatest": True}},
+            {**d.WORKLOAD_CRON, "status": {**d.WORKLOAD_CRON["status"], "ready": False, "readyLatest": False}},
+        ],
+        self_href=workloads,
+    )
+    # formatKVs on shapes a status should not have: an array and a string list their indexes.
+    odd = {
+        **d.DEPLOYMENTS,
+        "items": [
+            {**d.DEPLOYMENTS["items"][0], "status": ["a", {"b": 1}, None, 2.5, "x" * 90, 7, 8, 9, 10, 11, 12]},
+            {**d.DEPLOYMENTS["items"][1], "status": "ok"},
+            {**d.DEPLOYMENTS["items"][1], "name": "empty", "status": {}},
+            {**d.DEPLOYMENTS["items"][1], "name": "zero", "status": 0},
+            {**d.DEPLOYMENTS["items"][1], "name": "number", "status": 5},
+        ],
+    }
+    no_status = {k: v for k, v in d.WORKLOAD_CRON.items() if k != "status"}
+    no_gvc_link = {**d.WORKLOAD_CRON, "links": [link for link in d.WORKLOAD_CRON["links"] if link["rel"] != "gvc"]}
+    web = f"{workloads}/web"
+    export_routes = {
+        ("GET", "/discovery"): ok(d.DISCOVERY),
+        ("GET", web): ok(d.WORKLOAD),
+        ("GET", workloads): ok(d.WORKLOADS),
+        ("GET", "/tfexp" + web): Canned(200, to_terraform(d.WORKLOAD), content_type="text/plain; charset=utf-8"),
+        ("GET", "/crdexp" + workloads): ok(to_crd(d.WORKLOADS, d.ORG)),
+    }
+    return [
+        Case("ts.age-workloads", ("get", workloads, "--ts", "age"), {("GET", workloads): ok(aged)}),
+        Case(
+            "ts.age-deployments",
+            ("get", deployments_path, "--ts", "age"),
+            {("GET", deployments_path): ok(aged_deployments)},
+        ),
+        Case("workload-ready-filled.text", ("get", workloads), {("GET", workloads): ok(typed)}),
+        Case("deployment-odd-status.text", ("get", deployments_path), {("GET", deployments_path): ok(odd)}),
+        Case(
+            "table-crash.workload-without-status",
+            ("get", f"{workloads}/nightly-report"),
+            {("GET", f"{workloads}/nightly-report"): ok(no_status)},
+            source="plinth",
+        ),
+        Case(
+            "table-crash.workload-without-gvc-link",
+            ("get", f"{workloads}/nightly-report"),
+            {("GET", f"{workloads}/nightly-report"): ok(no_gvc_link)},
+            source="plinth",
+        ),
+        Case("export.tf-workload", ("get", web, "-o", "tf"), export_routes),
+        Case("export.crd-workload-list", ("get", workloads, "-o", "crd"), export_routes),
+    ]
+
+
 def _edit_cases() -> list[Case]:
     route = {("GET", f"{A}/domain/api.example.com"): ok(d.DOMAIN)}
     return [
@@ -322,6 +405,7 @@ CASES: list[Case] = [
     *_body_cases(),
     *_debug_cases(),
     *_export_cases(),
+    *_workload_cases(),
     *_edit_cases(),
     *_paging_cases(),
     *_usage_cases(),

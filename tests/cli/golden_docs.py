@@ -64,8 +64,10 @@ DOMAIN_2 = domain("example.com", "Primary marketing site", {"team": "web", "tier
 DOMAIN_3 = domain("empty.example.com", "", {})
 
 
-def listing(item_kind: str, items: list[dict], next_href: str | None = None, kind: str = "list") -> dict:
-    page_links = links(f"/org/{ORG}/{item_kind}")
+def listing(
+    item_kind: str, items: list[dict], next_href: str | None = None, kind: str = "list", self_href: str | None = None
+) -> dict:
+    page_links = links(self_href or f"/org/{ORG}/{item_kind}")
     if next_href:
         page_links.append({"rel": "next", "href": next_href})
     return {"kind": kind, "itemKind": item_kind, "items": items, "links": page_links}
@@ -282,6 +284,381 @@ SECRETS = listing(
         },
     ],
 )
+
+
+def workload_links(name: str, gvc: str = "prod") -> list[dict[str, str]]:
+    base = f"/org/{ORG}/gvc/{gvc}/workload/{name}"
+    return links(base, org=f"/org/{ORG}", gvc=f"/org/{ORG}/gvc/{gvc}", deployment=f"{base}/deployment")
+
+
+def workload(
+    name: str,
+    description: str,
+    tags: dict[str, Any],
+    spec: dict[str, Any],
+    status: dict[str, Any],
+    gvc: str = "prod",
+    created: str = "2025-02-10T08:00:00.000Z",
+    version: int = 1,
+) -> dict:
+    """A workload as the server returns it (kinds.md §1.1): the envelope, ``gvc``, spec, status."""
+    return {
+        "id": f"00000000-0000-4000-9000-{zlib.crc32(name.encode()) % 10**12:012d}",
+        "name": name,
+        "kind": "workload",
+        "version": version,
+        "description": description,
+        "tags": tags,
+        "gvc": gvc,
+        "created": created,
+        "lastModified": "2025-02-20T09:00:00.000Z",
+        "links": workload_links(name, gvc),
+        "spec": spec,
+        "status": status,
+    }
+
+
+def probe(check: dict[str, Any], initial_delay: int) -> dict[str, Any]:
+    return {
+        **check,
+        "initialDelaySeconds": initial_delay,
+        "periodSeconds": 10,
+        "timeoutSeconds": 1,
+        "successThreshold": 1,
+        "failureThreshold": 3,
+    }
+
+
+WORKLOAD = workload(
+    "web",
+    "Storefront web tier: proxy, app server and log shipper",
+    {"team": "web", "tier": 1, "public": True, "cpln/deployTimestamp": "2025-02-20T08:59:00.000Z"},
+    {
+        "type": "standard",
+        "identityLink": f"/org/{ORG}/gvc/prod/identity/storefront",
+        "containers": [
+            {
+                "name": "proxy",
+                "image": "nginx:1.27-alpine",
+                "cpu": "100m",
+                "memory": "128Mi",
+                "ports": [{"protocol": "http", "number": 8080}],
+                "env": [
+                    {"name": "UPSTREAM", "value": "http://localhost:3000"},
+                    {"name": "LOG_LEVEL", "value": "info"},
+                ],
+                "inheritEnv": False,
+                "readinessProbe": probe(
+                    {
+                        "httpGet": {
+                            "path": "/healthz",
+                            "port": 8080,
+                            "httpHeaders": [{"name": "X-Probe", "value": "readiness"}],
+                            "scheme": "HTTP",
+                        }
+                    },
+                    5,
+                ),
+                "livenessProbe": probe({"tcpSocket": {"port": 8080}}, 60),
+                "lifecycle": {"preStop": {"exec": {"command": ["sh", "-c", "sleep 20"]}}},
+                "volumes": [{"uri": "cpln://secret/tls-cert", "path": "/etc/nginx/tls", "recoveryPolicy": "retain"}],
+            },
+            {
+                "name": "app",
+                "image": f"/org/{ORG}/image/storefront:2.4.1",
+                "workingDir": "/srv/app",
+                "command": "node",
+                "args": ["server.js", "--port", "3000"],
+                "cpu": "500m",
+                "memory": "1Gi",
+                "minCpu": "250m",
+                "minMemory": "512Mi",
+                "ports": [{"protocol": "http2", "number": 3000}, {"protocol": "grpc", "number": 50051}],
+                "env": [
+                    {"name": "NODE_ENV", "value": "production"},
+                    {"name": "DATABASE_URL", "value": "cpln://secret/db-password"},
+                    {"name": "POD_IP", "value": "cpln://reference/status.podIP"},
+                    {"name": "FEATURE_FLAGS"},
+                ],
+                "inheritEnv": True,
+                "readinessProbe": probe({"grpc": {"port": 50051}}, 10),
+                "livenessProbe": probe({"exec": {"command": ["/bin/healthcheck", "--live"]}}, 60),
+                "metrics": {"port": 9464, "path": "/metrics", "dropMetrics": ["^go_.*", "^process_.*"]},
+                "volumes": [
+                    {"uri": "cpln://volumeset/data", "path": "/var/lib/app", "recoveryPolicy": "retain"},
+                    {"uri": "scratch://cache", "path": "/cache", "recoveryPolicy": "retain"},
+                ],
+            },
+            {
+                "name": "shipper",
+                "image": "fluent/fluent-bit:3.1",
+                "cpu": "50m",
+                "memory": "64Mi",
+                "ports": [{"protocol": "tcp", "number": 24224}],
+                "env": [{"name": "FLUENT_OUTPUT", "value": "s3://acme-logs/web"}],
+                "inheritEnv": False,
+                "volumes": [{"uri": "scratch://cache", "path": "/cache", "recoveryPolicy": "retain"}],
+            },
+        ],
+        "firewallConfig": {
+            "external": {
+                "inboundAllowCIDR": ["0.0.0.0/0"],
+                "inboundBlockedCIDR": ["203.0.113.0/24"],
+                "outboundAllowHostname": ["*.stripe.com", "api.github.com"],
+                "outboundAllowCIDR": [],
+                "outboundBlockedCIDR": [],
+                "outboundAllowPort": [{"protocol": "https", "number": 443}],
+                "http": {"inboundHeaderFilter": [{"key": "x-tenant", "allowedValues": ["^acme-[a-z]+$"]}]},
+            },
+            "internal": {
+                "inboundAllowType": "workload-list",
+                "inboundAllowWorkload": [f"/org/{ORG}/gvc/prod/workload/api"],
+            },
+        },
+        "defaultOptions": {
+            "autoscaling": {
+                "metric": "cpu",
+                "target": 70,
+                "minScale": 2,
+                "maxScale": 10,
+                "scaleToZeroDelay": 300,
+                "maxConcurrency": 0,
+            },
+            "capacityAI": False,
+            "timeoutSeconds": 15,
+            "debug": False,
+            "suspend": False,
+            "multiZone": {"enabled": True},
+        },
+        "localOptions": [
+            {
+                "location": f"/org/{ORG}/location/gcp-us-east1",
+                "autoscaling": {"metric": "cpu", "target": 60, "minScale": 1, "maxScale": 4},
+                "capacityAI": False,
+                "timeoutSeconds": 15,
+                "suspend": False,
+            }
+        ],
+        "rolloutOptions": {
+            "minReadySeconds": 10,
+            "maxUnavailableReplicas": "1",
+            "maxSurgeReplicas": "25%",
+            "scalingPolicy": "OrderedReady",
+            "terminationGracePeriodSeconds": 90,
+        },
+        "securityOptions": {"filesystemGroupId": 1001, "runAsUser": 1001},
+        "loadBalancer": {
+            "direct": {
+                "enabled": True,
+                "ports": [{"externalPort": 8443, "protocol": "TCP", "scheme": "https", "containerPort": 8080}],
+                "ipSet": f"/org/{ORG}/ipset/edge",
+            },
+            "geoLocation": {"enabled": True, "headers": {"country": "x-geo-country", "city": "x-geo-city"}},
+            "replicaDirect": False,
+        },
+        "requestRetryPolicy": {"attempts": 3, "retryOn": ["connect-failure", "refused-stream", "5xx"]},
+        "supportDynamicTags": True,
+    },
+    {
+        "parentId": "0000-prod",
+        "canonicalEndpoint": "https://web-prod-a1b2c3.cpln.app",
+        "endpoint": "https://web-prod-a1b2c3.cpln.app",
+        "internalName": "web.prod.cpln.local",
+        "currentReplicaCount": 4,
+        "healthCheck": {
+            "active": True,
+            "success": True,
+            "code": 200,
+            "message": "OK",
+            "failures": 0,
+            "successes": 1440,
+            "lastChecked": "2025-02-20T09:30:00.000Z",
+        },
+        "loadBalancer": [{"origin": "aws-us-west-2", "url": "https://web-prod-a1b2c3.aws-us-west-2.controlplane.us"}],
+    },
+    version=12,
+)
+# Read-only, server-computed (kinds.md §1.1); the TF client and the operator's CRD both know it.
+WORKLOAD["health"] = {
+    "readiness": "Healthy",
+    "syncFailed": False,
+    "readyLocations": 2,
+    "totalLocations": 2,
+    "readyReplicas": 4,
+    "totalReplicas": 4,
+}
+
+WORKLOAD_CRON = workload(
+    "nightly-report",
+    "Nightly sales report",
+    {"team": "finance"},
+    {
+        "type": "cron",
+        "identityLink": f"/org/{ORG}/gvc/prod/identity/reporter",
+        "containers": [
+            {
+                "name": "report",
+                "image": "//image/report:1.8",
+                "cpu": "250m",
+                "memory": "256Mi",
+                "command": "python",
+                "args": ["-m", "report", "--since=24h"],
+                "env": [{"name": "S3_BUCKET", "value": "acme-reports"}],
+                "inheritEnv": False,
+                "volumes": [{"uri": "s3://acme-reports", "path": "/reports", "recoveryPolicy": "retain"}],
+            }
+        ],
+        "job": {
+            "schedule": "0 3 * * *",
+            "concurrencyPolicy": "Forbid",
+            "historyLimit": 5,
+            "restartPolicy": "OnFailure",
+            "activeDeadlineSeconds": 3600,
+        },
+        "firewallConfig": {
+            "external": {"inboundAllowCIDR": [], "outboundAllowCIDR": ["0.0.0.0/0"], "outboundAllowHostname": []},
+            "internal": {"inboundAllowType": "none", "inboundAllowWorkload": []},
+        },
+        "defaultOptions": {
+            "autoscaling": {"metric": "cpu", "target": 95, "minScale": 1, "maxScale": 1},
+            "capacityAI": False,
+            "timeoutSeconds": 5,
+            "debug": False,
+            "suspend": False,
+        },
+        "supportDynamicTags": False,
+    },
+    {"parentId": "0000-prod", "internalName": "nightly-report.prod.cpln.local", "currentReplicaCount": 0},
+    created="2024-11-02T03:00:00.000Z",
+    version=3,
+)
+
+WORKLOAD_SERVERLESS = workload(
+    "api",
+    "",
+    {},
+    {
+        "type": "serverless",
+        "containers": [
+            {
+                "name": "api",
+                "image": "ghcr.io/acme/api:7.0.0",
+                "cpu": "1",
+                "memory": "2Gi",
+                "ports": [{"protocol": "http", "number": 8080}],
+                "env": [],
+                "inheritEnv": False,
+                "readinessProbe": probe({"tcpSocket": {"port": 8080}}, 0),
+            }
+        ],
+        "firewallConfig": {
+            "external": {"inboundAllowCIDR": [], "outboundAllowCIDR": []},
+            "internal": {"inboundAllowType": "same-gvc", "inboundAllowWorkload": []},
+        },
+        "defaultOptions": {
+            "autoscaling": {
+                "metric": "concurrency",
+                "target": 100,
+                "minScale": 0,
+                "maxScale": 20,
+                "scaleToZeroDelay": 600,
+                "maxConcurrency": 500,
+            },
+            "capacityAI": True,
+            "timeoutSeconds": 30,
+            "debug": True,
+            "suspend": False,
+        },
+        "supportDynamicTags": False,
+    },
+    {
+        "parentId": "0000-prod",
+        "canonicalEndpoint": "https://api-prod-a1b2c3.cpln.app",
+        "endpoint": "https://api-prod-a1b2c3.cpln.app",
+        "internalName": "api.prod.cpln.local",
+        "currentReplicaCount": 0,
+    },
+    created="2025-02-14T23:59:59.999Z",
+)
+
+WORKLOADS = listing(
+    "workload", [WORKLOAD, WORKLOAD_CRON, WORKLOAD_SERVERLESS], self_href=f"/org/{ORG}/gvc/prod/workload"
+)
+
+
+def deployment(location: str, status: dict[str, Any], modified: str = "2025-02-20T09:05:00.000Z") -> dict:
+    """One location's deployment of ``web`` (kinds.md §1.14): named after the location."""
+    base = f"/org/{ORG}/gvc/prod/workload/web"
+    return {
+        "name": location,
+        "kind": "deployment",
+        "lastModified": modified,
+        "links": links(f"{base}/deployment/{location}", workload=base),
+        "status": status,
+    }
+
+
+def container_status(name: str, image: str, replicas: int, ready: int) -> dict[str, Any]:
+    return {
+        "name": name,
+        "image": image,
+        "ready": replicas == ready,
+        "resources": {"replicas": replicas, "replicasReady": ready, "cpu": 100, "memory": 128},
+        "message": "",
+        "restarts": {"count": 0},
+    }
+
+
+DEPLOYMENTS = listing(
+    "deployment",
+    [
+        deployment(
+            "aws-us-west-2",
+            {
+                "endpoint": "https://web-prod-a1b2c3.aws-us-west-2.controlplane.us",
+                "remote": "https://aws-us-west-2.data.cpln.io",
+                "lastProcessedVersion": 12,
+                "expectedDeploymentVersion": 12,
+                "internal": {},
+                "ready": True,
+                "deploying": False,
+                "message": "",
+                "versions": [
+                    {
+                        "name": "web-00012",
+                        "created": "2025-02-20T09:00:30.000Z",
+                        "workload": 12,
+                        "gvc": 3,
+                        "ready": True,
+                        "message": "",
+                        "zone": "us-west-2a",
+                        "containers": {
+                            "proxy": container_status("proxy", "nginx:1.27-alpine", 2, 2),
+                            "app": container_status("app", "/org/acme/image/storefront:2.4.1", 2, 2),
+                        },
+                    }
+                ],
+            },
+        ),
+        deployment(
+            "gcp-us-east1",
+            {
+                "endpoint": "https://web-prod-a1b2c3.gcp-us-east1.controlplane.us",
+                "remote": "https://gcp-us-east1.data.cpln.io",
+                "lastProcessedVersion": 11,
+                "expectedDeploymentVersion": 12,
+                "internal": {"syncFailed": False},
+                "ready": False,
+                "deploying": True,
+                "message": "Waiting for 1 replica of app to become ready",
+                "versions": [],
+            },
+            modified="2025-02-20T09:06:10.500Z",
+        ),
+    ],
+    self_href=f"/org/{ORG}/gvc/prod/workload/web/deployment",
+)
+
 
 UNKNOWN_KIND = {"name": "zed", "kind": "gadget", "id": "x", "1": "first", "b": {"z": 1, "a": 2}, "version": 1.0}
 BARE_ARRAY = [{"name": "one", "kind": "domain"}, {"name": "two", "kind": "domain"}]

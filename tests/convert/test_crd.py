@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import jsonschema
@@ -22,6 +23,7 @@ SCHEMA_FILES = {
     "serviceaccount": "ServiceAccount.yaml",
     "secret": "Secret.yaml",
     "user": "User.yaml",
+    "workload": "Workload.yaml",
 }
 
 
@@ -46,6 +48,7 @@ ITEMS = [
     *d.GROUPS["items"],
     *d.SECRETS["items"],
     *d.USERS["items"],
+    *d.WORKLOADS["items"],
 ]
 
 
@@ -54,7 +57,7 @@ def test_each_item_validates_against_its_crd_schema(item: dict[str, Any]) -> Non
     crd = to_crd(item, "acme")
     jsonschema.validate(crd, schema_for(item["kind"]))
     assert (crd["apiVersion"], crd["kind"], crd["org"]) == ("cpln.io/v1", item["kind"], "acme")
-    for dropped in ("id", "version", "created", "lastModified", "links", "status"):
+    for dropped in ("id", "version", "created", "lastModified", "links", "status", "health"):
         assert dropped not in crd
 
 
@@ -79,3 +82,48 @@ def test_tags_become_strings_and_a_list_becomes_a_list_of_objects() -> None:
     tags = converted["items"][0]["tags"]
     assert tags["tier"] == "1" and tags["public"] == "true" and tags["nested"] == '{"a": [1, 2]}'
     assert "owner" not in tags
+
+
+def test_a_workload_lives_in_its_gvc_namespace_with_its_wire_spec() -> None:
+    crd = to_crd(d.WORKLOAD, "acme")
+    assert (crd["org"], crd["gvc"], crd["metadata"]) == ("acme", "prod", {"name": "web", "namespace": "prod"})
+    assert crd["spec"] == d.WORKLOAD["spec"]
+    assert crd["tags"] == {
+        "team": "web",
+        "tier": "1",
+        "public": "true",
+        "cpln/deployTimestamp": "2025-02-20T08:59:00.000Z",
+    }
+    assert "health" not in crd and "status" not in crd
+    without_field = {k: v for k, v in d.WORKLOAD_CRON.items() if k != "gvc"}  # the gvc link names it too
+    assert to_crd(without_field, "acme")["gvc"] == "prod"
+
+
+def test_a_workload_list_validates_item_by_item() -> None:
+    converted = to_crd(d.WORKLOADS, "acme")
+    assert [c["metadata"]["name"] for c in converted["items"]] == ["web", "nightly-report", "api"]
+    assert converted["items"][1]["spec"]["job"]["schedule"] == "0 3 * * *"
+    schema = schema_for("workload")
+    for crd in converted["items"]:
+        jsonschema.validate(crd, schema)
+
+
+def test_the_operator_schema_requires_org_and_gvc_on_workloads() -> None:
+    crd = to_crd(d.WORKLOAD, "acme")
+    del crd["gvc"]
+    with pytest.raises(jsonschema.ValidationError, match="'gvc' is a required property"):
+        jsonschema.validate(crd, schema_for("workload"))
+
+
+def test_free_form_extras_and_envoy_filters_stay_objects_although_the_schema_says_string() -> None:
+    item = copy.deepcopy(d.WORKLOAD)
+    envoy_filter = {"name": "acme.lua", "priority": 50, "typed_config": {"@type": "type.lua"}}
+    item["spec"]["sidecar"] = {"envoy": {"http": [envoy_filter]}}
+    item["spec"]["extras"] = {"affinity": {"nodeAffinity": {}}}
+    crd = to_crd(item, "acme")
+    # The API wants these objects and the operator forwards the spec as it is; its schema's
+    # ``type: string`` here is a known gap (see plinth.convert.crd), so it refuses them.
+    assert crd["spec"]["sidecar"]["envoy"]["http"] == [envoy_filter]
+    assert crd["spec"]["extras"] == {"affinity": {"nodeAffinity": {}}}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(crd, schema_for("workload"))

@@ -12,8 +12,15 @@ are silent:
 - the platform fields sit at the top level beside ``metadata`` (``org``, ``gvc``,
   ``description``, ``tags``, ``spec`` and the kind's own top-level fields), as the CRD
   schemas place them; server-owned fields (id, version, created, lastModified, links,
-  status, origin, alias) are dropped, as the exporter "strips system fields";
-- ``tags`` stay at the top level (the schema has them there), values as strings.
+  status, a workload's health, origin, alias) are dropped, as the exporter "strips system
+  fields";
+- ``tags`` stay at the top level (the schema has them there), values as strings;
+- a workload (kinds.md §1.21) lives in its GVC's namespace with ``org`` and ``gvc`` set, and its
+  spec is the wire spec unchanged. The operator's schema types a few free-form wire objects as
+  strings (``spec.extras.affinity``, ``extras.tolerations[]``, ``extras.topologySpreadConstraints[]``,
+  ``sidecar.envoy.http[]``, ``envoy.network[]``); those stay objects here, since the operator passes
+  the spec to the API as it is and the API wants objects. Such a workload is exported faithfully
+  but is not admitted by that schema.
 """
 
 from __future__ import annotations
@@ -25,7 +32,21 @@ from typing import Any
 
 API_VERSION = "cpln.io/v1"
 SYSTEM_FIELDS = frozenset(
-    {"id", "version", "created", "lastModified", "links", "status", "origin", "alias", "kind", "name", "tags", "keys"}
+    {
+        "id",
+        "version",
+        "created",
+        "lastModified",
+        "links",
+        "status",
+        "health",
+        "origin",
+        "alias",
+        "kind",
+        "name",
+        "tags",
+        "keys",
+    }
 )
 GVC_SCOPED = frozenset({"volumeset", "workload", "identity"})
 _K8S_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")

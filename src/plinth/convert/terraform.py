@@ -2,7 +2,8 @@
 
 ``to_terraform(item_or_list) -> str``: one ``resource`` block per item, valid HCL. Kinds:
 ``cpln_org`` (its settings), ``cpln_gvc``, ``cpln_domain``, ``cpln_volume_set``,
-``cpln_service_account``, ``cpln_group`` and ``cpln_policy``. The provider names members,
+``cpln_service_account``, ``cpln_group``, ``cpln_policy`` and ``cpln_workload`` (its own module,
+``terraform_workload``, kinds.md §1.20). The provider names members,
 principals and targets relative to the org (``group/devs``, ``user/ada@example.com``; target
 links by name, with ``gvc`` beside them for GVC-scoped kinds), so links are written that way.
 Users have no resource (they join by invitation). Server-owned
@@ -14,49 +15,12 @@ without a mapping raise ``ValueError``.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from typing import Any
 
 from plinth.convert.hcl import Attribute, Block, label, render
-
-Body = list[Attribute | Block]
-
-
-def snake(name: str) -> str:
-    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
-
-
-def tag_strings(tags: Any) -> dict[str, str]:
-    if not isinstance(tags, dict):
-        return {}
-    # A null tag means "no tag" on the wire (PATCH with null removes it), so it is left out.
-    return {str(k): v if isinstance(v, str) else json.dumps(v) for k, v in tags.items() if v is not None}
-
-
-def generic(obj: Any, block_names: dict[str, str] | None = None, skip: tuple[str, ...] = ()) -> Body:
-    """Attributes for scalars and lists of scalars, nested blocks for objects and lists of objects."""
-    body: Body = []
-    renamed = block_names or {}
-    for key, value in (obj or {}).items():
-        if key in skip or value is None:
-            continue
-        name = renamed.get(key, snake(key))
-        if isinstance(value, dict):
-            body.append(Block(name, generic(value, renamed)))
-        elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-            body.extend(Block(name, generic(v, renamed)) for v in value)
-        else:
-            body.append(Attribute(name, value))
-    return body
-
-
-def common(item: dict[str, Any]) -> Body:
-    body: Body = [Attribute("name", item.get("name", ""))]
-    if item.get("description") is not None:
-        body.append(Attribute("description", item["description"]))
-    body.append(Attribute("tags", tag_strings(item.get("tags"))))
-    return body
+from plinth.convert.terraform_workload import workload
+from plinth.convert.tfbody import Body, common, generic, gvc_of, snake, tag_strings
 
 
 def domain(item: dict[str, Any]) -> Body:
@@ -72,20 +36,13 @@ def domain(item: dict[str, Any]) -> Body:
 def volume_set(item: dict[str, Any]) -> Body:
     spec = dict(item.get("spec") or {})
     encryption = spec.pop("customEncryption", None)
-    body = [*common(item), Attribute("gvc", item.get("gvc") or _gvc_from_links(item))]
+    body = [*common(item), Attribute("gvc", item.get("gvc") or gvc_of(item))]
     body += generic(spec)
     if isinstance(encryption, dict):
         configured = encryption.get("regions") or {}
         regions = {region: {"key_id": value.get("keyId")} for region, value in configured.items()}
         body.append(Block("custom_encryption", [Attribute("regions", regions)]))
     return body
-
-
-def _gvc_from_links(item: dict[str, Any]) -> str | None:
-    for link in item.get("links") or []:
-        if isinstance(link, dict) and link.get("rel") == "gvc":
-            return str(link.get("href", "")).rsplit("/", 1)[-1]
-    return None
 
 
 def gvc(item: dict[str, Any]) -> Body:
@@ -192,6 +149,7 @@ RESOURCES: dict[str, tuple[str, Callable[[dict[str, Any]], Body]]] = {
     "serviceaccount": ("cpln_service_account", service_account),
     "group": ("cpln_group", group),
     "policy": ("cpln_policy", policy),
+    "workload": ("cpln_workload", workload),
 }
 
 

@@ -55,12 +55,30 @@ def description(item: dict[str, Any], ctx: RenderContext) -> str:
     return truncate(js_string(value), DESCRIPTION_MAX) if value else ""
 
 
-def tags(item: dict[str, Any], ctx: RenderContext) -> str:
-    value = item.get("tags")
-    if not value or not isinstance(value, dict):
-        return ""
-    lines = [truncate(f"{key}={stringify(value[key])}", TAG_LINE_MAX) for key in sorted(value)]
-    return "\n".join(lines)
+def key_values(name: str) -> Cell:
+    """The official CLI's ``formatKVs``: one ``key=<JSON of value>`` line per key of the field,
+    keys sorted, each line cut to 80 characters. Used for TAGS, and for a deployment's STATUS."""
+
+    def cell(item: dict[str, Any], ctx: RenderContext) -> str:
+        value = item.get(name)
+        if not js_truthy(value):
+            return ""
+        if isinstance(value, dict):
+            pairs = [(str(k), v) for k, v in value.items()]
+        elif isinstance(value, list | str):  # Object.keys of an array or a string: its indexes
+            pairs = [(str(i), v) for i, v in enumerate(value)]
+        else:
+            return ""
+        lines = [
+            truncate(f"{key}={stringify(entry)}", TAG_LINE_MAX)
+            for key, entry in sorted(pairs, key=lambda pair: pair[0])
+        ]
+        return "\n".join(lines)
+
+    return cell
+
+
+tags = key_values("tags")
 
 
 def created(item: dict[str, Any], ctx: RenderContext) -> str:
@@ -99,15 +117,53 @@ def gvc_domain(item: dict[str, Any], ctx: RenderContext) -> Any:
     return spec.get("domain") if isinstance(spec, dict) else None
 
 
-def volumeset_gvc(item: dict[str, Any], ctx: RenderContext) -> Any:
+def gvc_of_link(item: dict[str, Any], ctx: RenderContext) -> Any:
+    """The GVC column of GVC-scoped kinds (volumeset, workload): the 5th ``/`` segment of the
+    ``gvc`` link, read the way the official CLI does, crashes included."""
     links = item.get("links")
     if not isinstance(links, list | dict):
         raise ModelCrash("Cannot create proxy with a non-object as target or handler")
+    if isinstance(links, dict):
+        raise ModelCrash("target is not iterable")
+    for entry in links:
+        if entry is None:
+            raise ModelCrash("Cannot read properties of null (reading 'rel')")
     href = _link_of(links, "gvc")
     if href is None:
         raise ModelCrash("Cannot read properties of undefined (reading 'split')")
-    parts = js_string(href).split("/")
+    if not isinstance(href, str):
+        raise ModelCrash("link.split is not a function")
+    parts = href.split("/")
     return parts[4] if len(parts) > 4 else None
+
+
+def status_member(name: str) -> Cell:
+    """``obj.status.<name>``: crashes when ``status`` is missing or null, as the official model does."""
+
+    def cell(item: dict[str, Any], ctx: RenderContext) -> Any:
+        if "status" not in item:
+            raise ModelCrash(f"Cannot read properties of undefined (reading '{name}')")
+        status = item["status"]
+        if status is None:
+            raise ModelCrash(f"Cannot read properties of null (reading '{name}')")
+        return status.get(name) if isinstance(status, dict) else None
+
+    return cell
+
+
+def status_value(name: str) -> Cell:
+    """``_.get(obj, 'status.<name>')``: never crashes."""
+
+    def cell(item: dict[str, Any], ctx: RenderContext) -> Any:
+        status = item.get("status")
+        return status.get(name) if isinstance(status, dict) else None
+
+    return cell
+
+
+def last_modified(item: dict[str, Any], ctx: RenderContext) -> str:
+    """The deployment model's MODIFIED column: ``lastModified`` rendered like CREATED."""
+    return timestamps.render(item.get("lastModified"), ctx)
 
 
 def policy_matches(item: dict[str, Any], ctx: RenderContext) -> str:
@@ -150,7 +206,7 @@ MODELS: dict[str, list[Column]] = {
     "volumeset": [
         NAME,
         DESCRIPTION,
-        Column("GVC", volumeset_gvc),
+        Column("GVC", gvc_of_link),
         CREATED,
         Column("PERFORMANCE CLASS", spec_field("performanceClass")),
         Column("FILE SYSTEM TYPE", spec_field("fileSystemType")),
@@ -184,5 +240,23 @@ MODELS: dict[str, list[Column]] = {
         Column("REGION", field("region")),
         ORIGIN,
         TAGS,
+    ],
+    # READY is ``status.readyLatest``, which the server never sends: only the typed
+    # ``cpln workload get`` adds it, from the deployments. ``rest get`` does not, so the
+    # column is empty for what a server returns (kinds.md §1.13).
+    "workload": [
+        NAME,
+        DESCRIPTION,
+        Column("GVC", gvc_of_link),
+        Column("READY", status_member("readyLatest")),
+        CREATED,
+        Column("ENDPOINT", status_value("endpoint")),
+        TAGS,
+    ],
+    # One row per location (kinds.md §1.14); STATUS lists every key of ``status``.
+    "deployment": [
+        Column("NAME/LOCATION", field("name")),
+        Column("MODIFIED", last_modified),
+        Column("STATUS", key_values("status")),
     ],
 }
