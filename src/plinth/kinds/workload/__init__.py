@@ -17,10 +17,11 @@ sets it mounts: deleting one of them is a 409 while it is mounted.
 
 from __future__ import annotations
 
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindAction, KindSpec
+from plinth.errors import FieldError
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindAction, KindContext, KindSpec
 from plinth.kinds.permissions import permission_fields
 from plinth.kinds.workload.commands import CommandRequest
-from plinth.kinds.workload.links import validate_workload_links, workload_references
+from plinth.kinds.workload.links import identity_link_errors, validate_workload_links, workload_references
 from plinth.kinds.workload.models import WorkloadSpec
 from plinth.kinds.workload.prepare import prepare_workload
 from plinth.kinds.workload.rules import validate_workload
@@ -97,6 +98,12 @@ ACTIONS = (
     ),
 )
 
+
+def validate(item: Item, old: Item | None, ctx: KindContext) -> list[FieldError]:
+    """The spec's rules (``rules``) and the rule on the identity link's GVC (``links``)."""
+    return validate_workload(item, old, ctx) + identity_link_errors(item, ctx)
+
+
 WORKLOAD = KindSpec(
     name="workload",
     scope="gvc",
@@ -106,7 +113,7 @@ WORKLOAD = KindSpec(
     **permission_fields("workload"),
     immutable=("spec.type",),
     prepare=prepare_workload,
-    validate=validate_workload,
+    validate=validate,
     references=workload_references,
     validate_resolved=validate_workload_links,
     compute_status=compute_workload_status,

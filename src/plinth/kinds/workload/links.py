@@ -87,14 +87,21 @@ def workload_references(item: Item, org: str) -> list[Reference]:
     return refs
 
 
+def identity_link_errors(item: Item, ctx: KindContext) -> list[FieldError]:
+    """The identity must be one of the workload's own GVC (a rule on the link's shape, so it
+    runs with the other rules, before any link is resolved)."""
+    link = item["spec"].get("identityLink")
+    identity = parse_link(_identity_link(link, ctx.org, ctx.gvc or ""), ctx.org) if isinstance(link, str) else None
+    if identity is not None and identity.kind == "identity" and identity.gvc != ctx.gvc:
+        return [FieldError("spec.identityLink", f"must name an identity of this workload's GVC '{ctx.gvc}'")]
+    return []
+
+
 def validate_workload_links(item: Item, ctx: KindContext) -> list[FieldError]:
-    """Rules on what the links resolve to: the identity is in the workload's GVC, and only a
-    stateful workload mounts an ext4 or xfs volume set (one volume per replica)."""
+    """Rules on what the links resolve to: only a stateful workload mounts an ext4 or xfs
+    volume set (one volume per replica)."""
     errors: list[FieldError] = []
     spec = item["spec"]
-    identity = parse_link(_identity_link(spec.get("identityLink") or "", ctx.org, ctx.gvc or ""), ctx.org)
-    if identity is not None and identity.gvc != ctx.gvc:
-        errors.append(FieldError("spec.identityLink", f"must name an identity of this workload's GVC '{ctx.gvc}'"))
     for ref in workload_references(item, ctx.org):
         target = ctx.lookup(ref.link) if ref.kinds == frozenset({"volumeset"}) else None
         if target is None:
