@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from _workload_container_support import container, errors_for, pairs, tagged_write, workload, write
+from _workload_container_support import CTX, container, errors_for, pairs, tagged_write, workload, write
+
+from plinth.kinds.workload.containers import container_errors
 
 C0, C1 = "spec.containers[0]", "spec.containers[1]"
 CRON_JOB = {"schedule": "*/5 * * * *"}
@@ -394,4 +396,18 @@ def test_rule_problems_all_come_back_together() -> None:
         "spec.containers[2].cpu",
         "spec.containers[2].memory",
         "spec.containers[2].volumes[1].path",
+    ]
+
+
+def test_rules_on_a_spec_without_defaults_neither_raise_nor_invent_problems() -> None:
+    """The rules run after the defaults, but a hook that never raises must not depend on it."""
+    item = {"tags": {}, "spec": {"containers": [{"name": "app", "image": "nginx"}, {"image": "nginx"}]}}
+    assert container_errors(item, CTX) == []
+    item["spec"]["containers"][0]["memory"] = "1Gi"
+    assert pairs(container_errors(item, CTX)) == [
+        (
+            f"{C0}.memory",
+            "memory in Mi may be at most 8 times cpu in millicores: 1Gi needs cpu of at least 128m, "
+            "or tag the workload cpln/relaxMemoryToCpuRatio to allow 32",
+        )
     ]

@@ -46,7 +46,9 @@ def _name_errors(containers: list[dict[str, Any]]) -> list[FieldError]:
     errors = []
     first: dict[str, int] = {}
     for index, container in enumerate(containers):
-        name = container["name"]
+        name = container.get("name")
+        if name is None:
+            continue
         if name in first:
             errors.append(FieldError(f"{_base(index)}.name", f"'{name}' is already the name of {_base(first[name])}"))
         else:

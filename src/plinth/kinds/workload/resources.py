@@ -5,8 +5,8 @@ length; parsed by ``_quantity``); ``gpu`` names exactly one of ``nvidia`` (model
 ``a10g``) and ``custom`` (resource and runtime class ``^[a-zA-Z0-9./]*$``, at most 64
 characters, quantity 0-8) (TF).
 
-Rules (:func:`resource_errors`, on a spec whose defaults are filled, so ``cpu`` and
-``memory`` are always there):
+Rules (:func:`resource_errors`, on a spec whose defaults are filled; a missing ``cpu`` or
+``memory`` counts as its default):
 
 - floors: ``cpu`` at least 25m, ``memory`` at least 32Mi (AI);
 - ``memory`` in Mi at most 8 times ``cpu`` in millicores, 32 times with the tag
@@ -81,6 +81,12 @@ def _amount(text: str) -> Decimal:
     return amount
 
 
+def _sized(container: dict[str, Any]) -> dict[str, Any]:
+    """``container`` with ``cpu`` and ``memory`` present: the rules run after the defaults, but
+    a hook that never raises must not rely on that."""
+    return {"cpu": DEFAULT_CPU, "memory": DEFAULT_MEMORY, **container}
+
+
 def ratio_relaxed(tags: dict[str, Any]) -> bool:
     """Whether the item's tags raise the memory-to-CPU ceiling: the tag is there and not false."""
     value = tags.get(RELAX_RATIO_TAG)
@@ -143,6 +149,7 @@ def _gpu_errors(container: dict[str, Any], base: str) -> list[FieldError]:
 
 def resource_errors(container: dict[str, Any], base: str, workload_type: str, relaxed: bool) -> list[FieldError]:
     """Every rule of the module docstring for one container at JSON path ``base``; never raises."""
+    container = _sized(container)
     return (
         _floor_and_ratio_errors(container, base, relaxed)
         + _minimum_errors(container, base, workload_type == "stateful")
