@@ -14,7 +14,10 @@ Choices where the sources differ (kinds.md Gap 8):
 - ``name`` is required: TF requires it and ``$patch/containers`` merges by it. (The CLI's
   default, the image's last path segment, is filled client-side.)
 - ``image`` is optional here because ``vm`` workloads boot from a disk instead; the
-  "required unless ``vm``" rule needs the type and is in ``container_rules``.
+  "required unless ``vm``" rule needs the type and is in ``container_rules``. Every form
+  §1.4 lists is accepted and stored as sent; the API's rewrite of this org's own registry
+  host (``ORG.registry.cpln.io/x:1``) to a link is not done: the container defaults do not
+  see the org, and which link form the API writes is unconfirmed.
 """
 
 from __future__ import annotations

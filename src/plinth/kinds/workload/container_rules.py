@@ -6,13 +6,16 @@ at once, each at its own JSON path; nothing is mutated and nothing raises.
 
 - ``image`` is required unless the type is ``vm`` (TS, TF);
 - container names are unique (they are the merge key of ``$patch/containers``);
-- port numbers are unique across all containers (AI), a legacy ``port`` included;
+- port numbers are unique across all containers (AI), a legacy ``port`` included: by now it
+  is the last entry of its container's ``ports``, and a clash is reported there;
 - the type matrix for ports (kinds.md §1.3): ``serverless`` exposes exactly one port, on
   exactly one container. ``cron`` ports are accepted and kept though DOCS say cron cannot
   expose ports: the vendor's own TF acceptance tests create cron workloads with three ports
   (kinds.md §1.3 note, Gap 5), so the API evidently takes and ignores them;
 - an env var ``PORT`` on a container that exposes ports equals one of them (DOCS
-  containers.mdx: the platform sets ``PORT`` itself to the exposed port);
+  containers.mdx: the platform sets ``PORT`` itself to the exposed port). DOCS speak of a
+  single exposed port; with several, any of them is accepted rather than guessing which one
+  the platform means. A container exposing none may set ``PORT`` to anything;
 - mounts of one container do not share or nest paths (``volumes``);
 - compute and GPU rules (``resources``).
 

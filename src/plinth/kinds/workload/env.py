@@ -3,7 +3,8 @@
 Names: ``^[-._a-zA-Z][-._a-zA-Z0-9]*$``, at most 120 characters, not under the ``CPLN_``
 prefix the platform injects its own variables with (AI), and not one of the Knative names
 ``K_SERVICE``, ``K_CONFIGURATION``, ``K_REVISION`` in any case (TF compares them
-case-insensitively). Values: at most 4096 characters (TF, DOCS); secret references
+case-insensitively). The prefix check is case-sensitive, as variable names are: ``cpln_x``
+is not one of the platform's. Values: at most 4096 characters (TF, DOCS); secret references
 (``cpln://secret/...``), pod-field references and ``$(VAR)`` expansions are plain strings
 here. The ``PORT`` rule needs the container's ports and is in ``container_rules``.
 """

@@ -26,7 +26,6 @@ from plinth.errors import FieldError
 from plinth.kinds._spec_model import SpecModel
 
 MAX_VOLUMES = 15
-RECOVERY_POLICIES = ("retain", "recycle")
 #: Deprecated and unused by the platform; the sources still give it a default (TS, TF).
 DEFAULT_RECOVERY_POLICY = "retain"
 RESERVED_MOUNT_PATHS: frozenset[str] = frozenset({"/dev", "/dev/log", "/tmp", "/var", "/var/log"})
