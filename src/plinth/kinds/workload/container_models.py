@@ -29,7 +29,7 @@ from pydantic import AfterValidator, Field
 
 from plinth.kinds._spec_model import SpecModel
 from plinth.kinds.base import default_name_rule
-from plinth.kinds.workload.env import EnvVar
+from plinth.kinds.workload.env import ContainerEnvVar
 from plinth.kinds.workload.ports import ContainerPort, ContainerPortNumber
 from plinth.kinds.workload.probes import Exec, Probe
 from plinth.kinds.workload.resources import Gpu, Quantity
@@ -114,7 +114,7 @@ class ContainerSpec(SpecModel):
     cpu: Quantity | None = None
     minCpu: Quantity | None = None
     minMemory: Quantity | None = None
-    env: list[EnvVar] | None = None
+    env: list[ContainerEnvVar] | None = None
     gpu: Gpu | None = None
     inheritEnv: bool | None = None
     command: Annotated[str, Field(max_length=256)] | None = None

@@ -39,6 +39,6 @@ def _check_env_name(name: str) -> str:
     return name
 
 
-class EnvVar(SpecModel):
+class ContainerEnvVar(SpecModel):
     name: Annotated[str, AfterValidator(_check_env_name)]
     value: Annotated[str, Field(max_length=ENV_VALUE_MAX)] | None = None
