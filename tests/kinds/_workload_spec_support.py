@@ -25,6 +25,7 @@ KEDA_GVC: Item = {
 
 
 def context(parent: Item = PARENT_GVC) -> KindContext:
+    """The context the engine builds for a write into GVC ``main`` of org ``acme``."""
     return KindContext(org="acme", now="2026-01-01T00:00:00.000Z", gvc="main", parent=parent, id="wl-0001")
 
 
@@ -73,14 +74,17 @@ def autoscaled(type: str = "standard", **autoscaling: Any) -> dict[str, Any]:
 
 
 def paths(errors: list[FieldError]) -> list[str]:
+    """The paths of ``errors``, in order."""
     return [error.path for error in errors]
 
 
 def pairs(errors: list[FieldError]) -> list[tuple[str, str]]:
+    """``(path, message)`` of each of ``errors``, in order."""
     return [(error.path, error.message) for error in errors]
 
 
 def errors_for(spec: dict[str, Any], **kwargs: Any) -> list[str]:
+    """The error paths of writing ``spec``."""
     return paths(write(spec, **kwargs)[1])
 
 

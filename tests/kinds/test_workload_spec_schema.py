@@ -7,6 +7,10 @@ from typing import Any
 import pytest
 from _workload_spec_support import errors_for, pairs, workload, write
 
+from plinth.kinds import REGISTRY
+from plinth.kinds.workload import WORKLOAD
+from plinth.server._openapi_schemas import KindSchemas
+
 FIREWALL = "spec.firewallConfig"
 EXTERNAL = f"{FIREWALL}.external"
 AUTOSCALING = "spec.defaultOptions.autoscaling"
@@ -409,3 +413,10 @@ def test_load_balancer_fields(balancer: dict[str, Any], path: str) -> None:
 def test_top_level_fields(fields: dict[str, Any], path: str) -> None:
     spec = {**workload("standard"), **fields}
     assert [p for p, _ in pairs(write(spec)[1])] == [path]
+
+
+def test_workload_models_are_unique_openapi_components() -> None:
+    """A model named like another kind's (``Keda``, ``LoadBalancer``) gets a module-qualified name."""
+    kinds = {**REGISTRY, "workload": WORKLOAD}
+    qualified = [name for name in KindSchemas(kinds).defs if "__" in name and "workload" in name]
+    assert qualified == []

@@ -100,28 +100,28 @@ class InboundHeaderFilter(SpecModel):
     blockedValues: list[str] | None = None
 
 
-class ExternalHttp(SpecModel):
+class FirewallHttp(SpecModel):
     inboundHeaderFilter: list[InboundHeaderFilter] | None = None
 
 
-class External(SpecModel):
+class FirewallExternal(SpecModel):
     inboundAllowCIDR: Annotated[list[Cidr], Field(max_length=250)] = Field(default_factory=list)
     inboundBlockedCIDR: list[Cidr] = Field(default_factory=list)
     outboundAllowHostname: list[Hostname] = Field(default_factory=list)
     outboundAllowPort: list[OutboundAllowPort] | None = None
     outboundAllowCIDR: list[Cidr] = Field(default_factory=list)
     outboundBlockedCIDR: list[Cidr] = Field(default_factory=list)
-    http: ExternalHttp | None = None
+    http: FirewallHttp | None = None
 
 
-class Internal(SpecModel):
+class FirewallInternal(SpecModel):
     inboundAllowType: Literal["none", "same-gvc", "same-org", "workload-list"] = "none"
     inboundAllowWorkload: list[WorkloadLink] = Field(default_factory=list)
 
 
 class FirewallConfig(SpecModel):
-    external: External = Field(default_factory=External)
-    internal: Internal = Field(default_factory=Internal)
+    external: FirewallExternal = Field(default_factory=FirewallExternal)
+    internal: FirewallInternal = Field(default_factory=FirewallInternal)
 
 
 def normalise_firewall(firewall: dict[str, Any]) -> None:

@@ -22,7 +22,7 @@ from plinth.kinds._cron import check_kubernetes_schedule
 from plinth.kinds._spec_model import SpecModel
 
 
-class Job(SpecModel):
+class WorkloadJob(SpecModel):
     schedule: Annotated[str, AfterValidator(check_kubernetes_schedule)]
     concurrencyPolicy: Literal["Forbid", "Replace", "Allow"] = "Forbid"
     historyLimit: Annotated[int, Field(ge=1, le=10)] = 5

@@ -27,7 +27,7 @@ class DirectPort(SpecModel):
     containerPort: ContainerPortNumber | None = None
 
 
-class Direct(SpecModel):
+class DirectLoadBalancer(SpecModel):
     enabled: bool
     ports: list[DirectPort] | None = None
     ipSet: NonEmptyStr | None = None
@@ -45,7 +45,7 @@ class GeoLocation(SpecModel):
     headers: GeoHeaders | None = None
 
 
-class LoadBalancer(SpecModel):
-    direct: Direct | None = None
+class WorkloadLoadBalancer(SpecModel):
+    direct: DirectLoadBalancer | None = None
     geoLocation: GeoLocation | None = None
     replicaDirect: bool = False

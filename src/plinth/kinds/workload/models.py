@@ -15,6 +15,10 @@ the containers). Everything else is absent unless sent.
 and the block on any other type, kinds.md §1.16). ``extras`` (BYOK affinity, tolerations,
 topology spread) is free-form as TS and TF have it; ``identityLink`` is a link the integration
 checks (an identity of the same GVC).
+
+Model classes carry names unique among every kind's models (``WorkloadAutoscaling``, not
+``Autoscaling``, which the volume set has): the OpenAPI document names its components after
+them, and a clash would turn both into module-qualified names.
 """
 
 from __future__ import annotations
@@ -26,10 +30,10 @@ from pydantic import Field, ValidationInfo, field_validator
 from plinth.kinds._spec_model import NonEmptyStr, SpecModel
 from plinth.kinds.workload.containers import ContainerSpec
 from plinth.kinds.workload.firewall import FirewallConfig
-from plinth.kinds.workload.job import Job
-from plinth.kinds.workload.loadbalancer import LoadBalancer
-from plinth.kinds.workload.options import LocalOptions, Options
-from plinth.kinds.workload.rollout import RequestRetryPolicy, RolloutOptions, SecurityOptions, Sidecar
+from plinth.kinds.workload.job import WorkloadJob
+from plinth.kinds.workload.loadbalancer import WorkloadLoadBalancer
+from plinth.kinds.workload.options import WorkloadLocalOptions, WorkloadOptions
+from plinth.kinds.workload.rollout import RequestRetryPolicy, RolloutOptions, SecurityOptions, WorkloadSidecar
 
 WorkloadType = Literal["serverless", "standard", "cron", "stateful", "vm"]
 
@@ -39,14 +43,14 @@ class WorkloadSpec(SpecModel):
     identityLink: NonEmptyStr | None = None
     containers: Annotated[list[ContainerSpec], Field(min_length=1, max_length=8)]
     firewallConfig: FirewallConfig = Field(default_factory=FirewallConfig)
-    defaultOptions: Options = Field(default_factory=Options)
-    localOptions: list[LocalOptions] | None = None
-    job: Job | None = None
-    sidecar: Sidecar | None = None
+    defaultOptions: WorkloadOptions = Field(default_factory=WorkloadOptions)
+    localOptions: list[WorkloadLocalOptions] | None = None
+    job: WorkloadJob | None = None
+    sidecar: WorkloadSidecar | None = None
     supportDynamicTags: bool = False
     rolloutOptions: RolloutOptions | None = None
     securityOptions: SecurityOptions | None = None
-    loadBalancer: LoadBalancer | None = None
+    loadBalancer: WorkloadLoadBalancer | None = None
     extras: dict[str, Any] | None = None
     requestRetryPolicy: RequestRetryPolicy | None = None
     vm: dict[str, Any] | None = None

@@ -83,7 +83,7 @@ class KedaFallback(SpecModel):
     behavior: Literal["static", "currentReplicas", "currentReplicasIfHigher", "currentReplicasIfLower"] | None = None
 
 
-class Keda(SpecModel):
+class WorkloadKeda(SpecModel):
     triggers: list[KedaTrigger] | None = None
     advanced: KedaAdvanced | None = None
     fallback: KedaFallback | None = None
@@ -92,7 +92,7 @@ class Keda(SpecModel):
     initialCooldownPeriod: Seconds | None = None
 
 
-class Autoscaling(SpecModel):
+class WorkloadAutoscaling(SpecModel):
     """Fields in the platform's order (TS); every one optional, see the module docstring."""
 
     metric: Metric | None = None
@@ -103,27 +103,27 @@ class Autoscaling(SpecModel):
     minScale: Replicas | None = None
     scaleToZeroDelay: Annotated[int, Field(ge=30, le=3600)] | None = None
     maxConcurrency: Annotated[int, Field(ge=0, le=30000)] | None = None
-    keda: Keda | None = None
+    keda: WorkloadKeda | None = None
 
 
-class MultiZone(SpecModel):
+class WorkloadMultiZone(SpecModel):
     enabled: bool = False
 
 
-class Options(SpecModel):
+class WorkloadOptions(SpecModel):
     """``defaultOptions``: what every location runs with unless a local option says otherwise."""
 
-    autoscaling: Autoscaling | None = None
+    autoscaling: WorkloadAutoscaling | None = None
     timeoutSeconds: Annotated[int, Field(ge=1, le=3600)] | None = None
     capacityAI: bool | None = None
     capacityAIUpdateMinutes: Annotated[int, Field(ge=2)] | None = None
     spot: bool | None = None
     debug: bool | None = None
     suspend: bool | None = None
-    multiZone: MultiZone | None = None
+    multiZone: WorkloadMultiZone | None = None
 
 
-class LocalOptions(Options):
+class WorkloadLocalOptions(WorkloadOptions):
     """One ``localOptions[]`` entry: overrides for the location it names (required)."""
 
     location: Annotated[str, AfterValidator(_check_location)]

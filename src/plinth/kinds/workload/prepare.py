@@ -40,7 +40,7 @@ from plinth.kinds.base import Item, KindContext
 from plinth.kinds.workload.containers import fill_container_defaults
 from plinth.kinds.workload.firewall import normalise_firewall
 from plinth.kinds.workload.models import WorkloadSpec
-from plinth.kinds.workload.options import Autoscaling, Options
+from plinth.kinds.workload.options import WorkloadAutoscaling, WorkloadOptions
 from plinth.kinds.workload.scaling import (
     DEFAULT_MAX_CONCURRENCY,
     DEFAULT_MAX_SCALE,
@@ -87,7 +87,7 @@ def fill_default_options(spec: dict[str, Any], old: Item | None) -> None:
     if spec["type"] not in _UNSCALED_TYPES:
         autoscaling = options.setdefault("autoscaling", {})
         fill_autoscaling(autoscaling, spec["type"], options.get("capacityAI"))
-        options["autoscaling"] = _ordered(autoscaling, Autoscaling)
+        options["autoscaling"] = _ordered(autoscaling, WorkloadAutoscaling)
     conflict = capacity_ai_conflict(options.get("autoscaling", {}), has_gpu(spec))
     if "capacityAI" not in options:
         options["capacityAI"] = conflict is None
@@ -96,7 +96,7 @@ def fill_default_options(spec: dict[str, Any], old: Item | None) -> None:
     options.setdefault("timeoutSeconds", DEFAULT_TIMEOUT_SECONDS)
     options.setdefault("debug", False)
     options.setdefault("suspend", False)
-    spec["defaultOptions"] = _ordered(options, Options)
+    spec["defaultOptions"] = _ordered(options, WorkloadOptions)
 
 
 def prepare_workload(item: Item, old: Item | None, ctx: KindContext) -> None:

@@ -58,5 +58,5 @@ class RequestRetryPolicy(SpecModel):
     retryOn: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=lambda: list(DEFAULT_RETRY_ON))
 
 
-class Sidecar(SpecModel):
+class WorkloadSidecar(SpecModel):
     envoy: dict[str, Any] | None = None
