@@ -662,6 +662,39 @@ def test_a_defaulted_capacity_ai_gives_way_when_an_update_rules_it_out(patch: di
     assert item["spec"]["defaultOptions"]["capacityAI"] is False
 
 
+@pytest.mark.parametrize(
+    ("before", "patch", "after"),
+    [
+        (
+            {},
+            {"multi": [{"metric": "memory", "target": 70}]},
+            {"multi": [{"metric": "memory", "target": 70}], "maxScale": 5, "minScale": 1},
+        ),
+        (
+            {"metric": "rps", "target": 300},
+            {"multi": [{"metric": "rps", "target": 300}]},
+            {"multi": [{"metric": "rps", "target": 300}], "maxScale": 5, "minScale": 1},
+        ),
+        ({}, {"keda": {"triggers": [{"type": "cron"}]}}, {"metric": "keda", "maxScale": 5, "minScale": 1}),
+        # A metric sent anew beside multi is the client's, and refused.
+        ({}, {"multi": [{"metric": "memory"}], "metric": "rps"}, None),
+    ],
+)
+def test_switching_to_multi_or_keda_replaces_the_stored_single_metric(
+    before: dict[str, Any], patch: dict[str, Any], after: dict[str, Any] | None
+) -> None:
+    old = stored(autoscaled("standard", **before), parent=KEDA_GVC)
+    item, errors = patched(old, {"spec": {"defaultOptions": {"autoscaling": patch}}}, parent=KEDA_GVC)
+    if after is None:
+        assert paths(errors) == ["spec.defaultOptions.autoscaling.metric"]
+        return
+    assert errors == []
+    autoscaling = item["spec"]["defaultOptions"]["autoscaling"]
+    assert {key: autoscaling[key] for key in after} == after
+    assert "target" not in autoscaling
+    assert ("metric" in autoscaling) is ("metric" in after)
+
+
 def test_capacity_ai_turned_on_in_the_same_update_as_cpu_is_refused() -> None:
     old = stored(autoscaled("serverless", metric="rps"))
     old["spec"]["defaultOptions"]["capacityAI"] = False

@@ -23,11 +23,18 @@ nothing (every default below is idempotent: a filled spec sent back yields itsel
   from the schema, inside the blocks sent; ``supportDynamicTags: false`` likewise.
 
 A value the default would never choose is the client's and is left for the rules to judge,
-with one exception: ``defaultOptions.capacityAI: true`` carried over unchanged from the
-stored item (where the default may well have put it) is switched off when this write makes
-it impossible (``update --set spec.defaultOptions.autoscaling.metric=cpu`` on a serverless
-workload, or a container gaining a GPU). The official CLI's ``--set`` and ``start``/``stop``
-PATCHes send only what changes, and a default stored earlier must not turn them into 400s.
+with two exceptions for values carried over unchanged from the stored item, where a default
+may well have put them. The official CLI's ``--set`` and ``start``/``stop`` PATCHes send
+only what changes, and a default stored earlier must not turn them into 400s:
+
+- ``defaultOptions.capacityAI: true`` is switched off when this write makes it impossible
+  (``--set spec.defaultOptions.autoscaling.metric=cpu`` on a serverless workload, or a
+  container gaining a GPU);
+- when this write turns a single-metric ``defaultOptions.autoscaling`` to ``multi`` or to a
+  ``keda`` block, the stored ``metric`` and ``target`` it leaves unchanged are dropped (they
+  described the strategy being replaced) and the metric is defaulted afresh.
+
+A client that sends such a value anew (changed from the stored one) is still refused.
 """
 
 from __future__ import annotations
@@ -51,6 +58,7 @@ from plinth.kinds.workload.scaling import (
     default_metric,
     has_gpu,
     options_of,
+    uses_keda,
     uses_multi,
 )
 
@@ -81,11 +89,25 @@ def _capacity_ai_carried_over(old: Item | None) -> bool:
     return old is not None and options_of(old).get("capacityAI") is True
 
 
+def _forget_replaced_strategy(autoscaling: dict[str, Any], old: Item | None) -> None:
+    """Drop the stored single-metric ``metric``/``target`` a switch to multi or KEDA replaces."""
+    if old is None:
+        return
+    stored = options_of(old).get("autoscaling") or {}
+    if uses_multi(stored) or uses_keda(stored):
+        return
+    if uses_multi(autoscaling) or "keda" in autoscaling:
+        for name in ("metric", "target"):
+            if name in autoscaling and autoscaling[name] == stored.get(name):
+                del autoscaling[name]
+
+
 def fill_default_options(spec: dict[str, Any], old: Item | None) -> None:
     """Fill ``spec['defaultOptions']`` (module docstring); reads the type and the containers."""
     options: dict[str, Any] = spec.setdefault("defaultOptions", {})
     if spec["type"] not in _UNSCALED_TYPES:
         autoscaling = options.setdefault("autoscaling", {})
+        _forget_replaced_strategy(autoscaling, old)
         fill_autoscaling(autoscaling, spec["type"], options.get("capacityAI"))
         options["autoscaling"] = _ordered(autoscaling, WorkloadAutoscaling)
     conflict = capacity_ai_conflict(options.get("autoscaling", {}), has_gpu(spec))
