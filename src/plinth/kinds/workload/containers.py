@@ -1,28 +1,20 @@
-"""A workload's containers (kinds.md §1.4-§1.6): the container model and its own rules.
+"""A workload's containers (kinds.md §1.4-§1.6): the names the rest of the kind uses.
 
-Owned by the container work: ``ContainerSpec`` (image, ports, resources, env, probes,
-volumes, GPU, lifecycle, metrics), ``fill_container_defaults`` and ``container_errors``.
+``models`` takes :class:`ContainerSpec` from here, ``prepare`` takes
+:func:`fill_container_defaults` and ``rules`` takes :func:`container_errors`. The work is
+split by job:
+
+- ``container_models``: the container schema and its single-field rules;
+- ``ports``, ``probes``, ``env``, ``volumes``, ``resources``: the nested shapes, each with
+  its own rules and constants;
+- ``container_defaults``: the API's defaults on write;
+- ``container_rules``: the rules across fields and containers, and the type matrix.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from plinth.kinds.workload.container_defaults import fill_container_defaults
+from plinth.kinds.workload.container_models import ContainerSpec
+from plinth.kinds.workload.container_rules import container_errors
 
-from plinth.errors import FieldError
-from plinth.kinds._spec_model import NonEmptyStr, SpecModel
-from plinth.kinds.base import Item, KindContext
-
-
-class ContainerSpec(SpecModel):
-    name: NonEmptyStr | None = None
-    image: NonEmptyStr | None = None
-
-
-def fill_container_defaults(spec: dict[str, Any]) -> None:
-    """Fill each container's API defaults in ``spec`` (already schema-valid); mutates it."""
-
-
-def container_errors(item: Item, ctx: KindContext) -> list[FieldError]:
-    """Every rule on ``item['spec']['containers']`` that the schema alone cannot state
-    (uniqueness, the type matrix for ports and probes, ...), each at its JSON path."""
-    return []
+__all__ = ["ContainerSpec", "container_errors", "fill_container_defaults"]
