@@ -62,7 +62,7 @@ CASES = [
         collection="/org/{org}/gvc/g{n}/workload",
         valid={
             "name": "w{n}",
-            "spec": {"containers": [{"name": "app", "image": "nginx:latest"}]},
+            "spec": {"containers": [{"name": "app", "image": "nginx:latest", "ports": [{"number": 8080}]}]},
         },
         invalid=[
             ({"name": "w{n}", "spec": {"containers": []}}, "spec.containers"),

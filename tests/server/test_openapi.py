@@ -33,6 +33,7 @@ from plinth.kinds import REGISTRY
 from plinth.kinds.base import Item, KindAction, KindContext, KindSpec
 from plinth.kinds.serviceaccount import AddKeyRequest
 from plinth.server.openapi import build_document, openapi_document
+from tests.support.workloads import realistic_spec
 
 ORG = "acme"
 NOW = "2025-01-02T03:04:05.678Z"
@@ -42,6 +43,7 @@ DOC_URI = "urn:plinth:openapi"
 #: Fuller bodies for kinds known today, to exercise more of each schema than the minimal
 #: body derived from it. A kind missing here is still covered by the derived body.
 RICH_SPECS: dict[str, dict[str, Any]] = {
+    "workload": realistic_spec(),
     "org": {
         "sessionTimeoutSeconds": 900,
         "logging": {"s3": {"bucket": "logs", "region": "us-east-1", "credentials": "//secret/s3"}},
@@ -317,6 +319,8 @@ def example_name(kind: KindSpec) -> str:
 
 #: Required kind-specific top-level fields a schema alone cannot give a valid value for.
 TOP_LEVEL_EXAMPLES: dict[str, dict[str, Any]] = {"policy": {"targetKind": "gvc", "target": "all"}}
+#: Minimal specs a schema alone cannot give (names checked by a validator, not a pattern).
+MINIMAL_SPECS: dict[str, dict[str, Any]] = {"workload": {"containers": [{"name": "app", "image": "nginx:1.27"}]}}
 
 
 def creatable(kind: KindSpec) -> bool:
@@ -331,7 +335,7 @@ def example_bodies(doc: dict[str, Any], kind: KindSpec) -> list[dict[str, Any]]:
         body["email"] = body["name"]
     if kind.spec_model is not None:
         spec_schema = doc["components"]["schemas"][prefix(doc, kind)]["properties"]["spec"]
-        body["spec"] = minimal(doc, spec_schema)
+        body["spec"] = MINIMAL_SPECS.get(kind.name) or minimal(doc, spec_schema)
     bodies = [body]
     if kind.name in RICH_SPECS:
         bodies.append({**body, "description": "rich", "tags": {"team": "a", "n": 1}, "spec": RICH_SPECS[kind.name]})
@@ -563,7 +567,16 @@ async def _exercise_kind(doc: dict[str, Any], check: Conformance, kind: KindSpec
 
 
 #: The declared actions ``_exercise_actions`` knows how to call; a new one needs teaching there.
-KNOWN_ACTIONS = {"addServiceaccountKey", "inviteUsers", "getUserForEmail"}
+KNOWN_ACTIONS = {
+    "addServiceaccountKey",
+    "inviteUsers",
+    "getUserForEmail",
+    "listWorkloadDeployments",
+    "getWorkloadDeployment",
+    "createWorkloadCommand",
+    "listWorkloadCommands",
+    "getWorkloadCommand",
+}
 
 
 async def _exercise_actions(doc: dict[str, Any], check: Conformance, kind: KindSpec, gvc_name: str) -> None:
@@ -599,6 +612,32 @@ async def _exercise_actions(doc: dict[str, Any], check: Conformance, kind: KindS
         found = await check.call(t, m, {**params, "email": name.upper()}, expect=200)
         assert found.json()["name"] == name
         await check.call(t, m, {**params, "email": "nobody@example.com"}, expect=404)
+    if "listWorkloadDeployments" in declared:
+        await _exercise_workload_runtime(check, pairs, params, gvc_name)
+
+
+async def _exercise_workload_runtime(
+    check: Conformance, pairs: dict[str, tuple[str, str]], params: dict[str, str], gvc_name: str
+) -> None:
+    """Deployments and commands, once the workload's GVC is placed in one location."""
+    placed = {"spec": {"staticPlacement": {"locationLinks": ["//location/aws-us-east-1"]}}}
+    assert (await check.client.patch(f"/org/{ORG}/gvc/{gvc_name}", json=placed)).status_code == 200
+    listed = (await check.call(*pairs["listWorkloadDeployments"], params, expect=200)).json()
+    assert [d["name"] for d in listed["items"]] == ["aws-us-east-1"]
+    one = pairs["getWorkloadDeployment"]
+    await check.call(*one, {**params, "location": "aws-us-east-1"}, expect=200)
+    await check.call(*one, {**params, "location": "nowhere-1"}, expect=404)
+    create = pairs["createWorkloadCommand"]
+    stop = {"type": "stopReplica", "spec": {"location": "aws-us-east-1"}}
+    made = (await check.call(*create, params, body=stop, expect=201)).json()
+    await check.call(
+        *create, params, body={"type": "runCronWorkload", "spec": {"location": "aws-us-east-1"}}, expect=400
+    )
+    await check.call(*create, params, body={}, expect=400)
+    commands = (await check.call(*pairs["listWorkloadCommands"], params, expect=200)).json()
+    assert [c["id"] for c in commands["items"]] == [made["id"]]
+    await check.call(*pairs["getWorkloadCommand"], {**params, "id": made["id"]}, expect=200)
+    await check.call(*pairs["getWorkloadCommand"], {**params, "id": "no-such-command"}, expect=404)
 
 
 async def _delete_kind(doc: dict[str, Any], check: Conformance, kind: KindSpec, gvc_name: str) -> None:

@@ -24,7 +24,7 @@ from plinth.kinds.workload.commands import CommandRequest
 from plinth.kinds.workload.links import identity_link_errors, validate_workload_links, workload_references
 from plinth.kinds.workload.models import WorkloadSpec
 from plinth.kinds.workload.prepare import prepare_workload
-from plinth.kinds.workload.rules import validate_workload
+from plinth.kinds.workload.rules import validate_workload, workload_name_rule
 from plinth.kinds.workload.status import compute_workload_status
 
 #: Tags with documented behaviour on workloads (kinds.md §1.18) that clients may set.
@@ -110,6 +110,7 @@ WORKLOAD = KindSpec(
     title="Workload",
     spec_model=WorkloadSpec,
     spec_required=True,
+    name_rule=workload_name_rule,
     **permission_fields("workload"),
     immutable=("spec.type",),
     prepare=prepare_workload,
