@@ -33,9 +33,9 @@ from typing import Annotated
 from pydantic import AfterValidator, Field
 
 from plinth.errors import FieldError
-from plinth.kinds._identity_links import user_name_problem
 from plinth.kinds._spec_model import NonEmptyStr, SpecModel, TopLevelModel
 from plinth.kinds.base import Item, KindAction, KindContext, KindSpec
+from plinth.kinds.links import user_name_problem
 from plinth.kinds.permissions import permission_fields
 
 IDP_MAX = 250
