@@ -29,8 +29,8 @@ from decimal import Decimal
 from typing import Any
 
 from plinth.errors import FieldError
-from plinth.kinds._quantity import parse_quantity
 from plinth.kinds.base import Item, KindContext
+from plinth.kinds.quantity import parse_quantity
 
 SHARED = "shared"
 DEFAULT_CLASS = "general-purpose-ssd"

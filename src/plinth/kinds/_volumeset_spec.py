@@ -14,9 +14,9 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-from plinth.kinds._cron import check_schedule
-from plinth.kinds._quantity import check_quantity
-from plinth.kinds._spec_model import NonEmptyStr, SpecModel
+from plinth.kinds.cron import check_schedule
+from plinth.kinds.quantity import check_quantity
+from plinth.kinds.spec_model import NonEmptyStr, SpecModel
 
 PerformanceClass = Literal["general-purpose-ssd", "high-throughput-ssd", "shared"]
 FileSystemType = Literal["ext4", "xfs", "shared"]

@@ -35,11 +35,11 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from plinth.errors import FieldError
-from plinth.kinds._query_model import Query
-from plinth.kinds._spec_model import NonEmptyStr, SpecModel, TopLevelModel
 from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindContext, KindSpec, Reference
 from plinth.kinds.links import link_kind, link_problem, names_item, normalise_links
 from plinth.kinds.permissions import permission_fields
+from plinth.kinds.query_model import Query
+from plinth.kinds.spec_model import NonEmptyStr, SpecModel, TopLevelModel
 
 MEMBER_LINKS_MAX = 200
 EXPRESSION_MAX = 4096

@@ -22,10 +22,10 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from plinth.kinds._org_logging import LoggingDestination
-from plinth.kinds._spec_model import Email, NonEmptyStr, Port, SpecModel
-from plinth.kinds._tracing_model import Tracing
 from plinth.kinds.base import COMMON_QUERY_PROPERTIES, CRUD_VERBS, Item, KindContext, KindSpec, default_name_rule
 from plinth.kinds.permissions import permission_fields
+from plinth.kinds.spec_model import Email, NonEmptyStr, Port, SpecModel
+from plinth.kinds.tracing_model import Tracing
 
 RetentionDays = Annotated[int, Field(ge=0)]
 
