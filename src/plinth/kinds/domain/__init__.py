@@ -16,7 +16,7 @@ this domain with other domains, which the hooks cannot see.
 
 from __future__ import annotations
 
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindSpec
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindExample, KindSpec
 from plinth.kinds.domain.links import domain_references
 from plinth.kinds.domain.models import DomainSpec
 from plinth.kinds.domain.names import domain_name_rule
@@ -45,5 +45,18 @@ DOMAIN = KindSpec(
         "spec.workloadLink",
         "spec.acceptAllHosts",
         "spec.acceptAllSubdomains",
+    ),
+    example=KindExample(
+        valid={
+            "name": "d{n}.example.com",
+            "spec": {"ports": [{"routes": [{"prefix": "/", "workloadLink": "//gvc/g{n}/workload/web"}]}]},
+        },
+        invalid=(
+            ({"name": "d{n}.example.com", "spec": {"dnsMode": "nope"}}, "spec.dnsMode"),
+            ({"name": "d{n}.example.com", "spec": {"ports": [{"number": 70000}]}}, "spec.ports[0].number"),
+            ({"name": "d{n}.example.com", "spec": {"gvcLink": "//gvc/does-not-exist"}}, "spec.gvcLink"),
+        ),
+        update={"spec": {"acceptAllSubdomains": True}},
+        needs=(("/org/{org}/gvc", {"name": "g{n}"}),),
     ),
 )

@@ -20,7 +20,7 @@ cross-field rules), ``links`` (the references a GVC holds).
 
 from __future__ import annotations
 
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindSpec
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindExample, KindSpec
 from plinth.kinds.gvc.links import gvc_references
 from plinth.kinds.gvc.models import GvcSpec
 from plinth.kinds.gvc.prepare import gvc_alias, prepare_gvc
@@ -47,5 +47,13 @@ GVC = KindSpec(
         "spec.loadBalancer.dedicated",
         "spec.keda.enabled",
         "spec.domain",
+    ),
+    example=KindExample(
+        valid={"name": "g{n}", "spec": {"loadBalancer": {"dedicated": True}}},
+        invalid=(
+            ({"name": "g{n}", "spec": {"loadBalancer": {"trustedProxies": 3}}}, "spec.loadBalancer.trustedProxies"),
+            ({"name": "g{n}", "spec": {"endpointNamingFormat": "weird"}}, "spec.endpointNamingFormat"),
+        ),
+        update={"spec": {"env": [{"name": "A", "value": "1"}]}},
     ),
 )

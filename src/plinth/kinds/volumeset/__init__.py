@@ -11,7 +11,7 @@ cross-field rules), ``status`` (the computed status, which follows the parent GV
 
 from __future__ import annotations
 
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindSpec
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindExample, KindSpec
 from plinth.kinds.permissions import permission_fields
 from plinth.kinds.volumeset.models import VolumeSetSpec
 from plinth.kinds.volumeset.prepare import prepare_volumeset
@@ -38,5 +38,15 @@ VOLUMESET = KindSpec(
         "spec.fileSystemType",
         "spec.storageClassSuffix",
         "spec.autoscaling.maxCapacity",
+    ),
+    example=KindExample(
+        valid={"name": "v{n}", "spec": {"initialCapacity": 10}},
+        invalid=(
+            ({"name": "v{n}", "spec": {"initialCapacity": 5}}, "spec.initialCapacity"),
+            ({"name": "v{n}", "spec": {}}, "spec.initialCapacity"),
+        ),
+        update={"spec": {"initialCapacity": 20}},
+        needs=(("/org/{org}/gvc", {"name": "g{n}"}),),
+        gvc="g{n}",
     ),
 )
