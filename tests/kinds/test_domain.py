@@ -9,8 +9,8 @@ import pytest
 from _domain_support import NAME, ORG, accept, build, reject, route, wl
 
 from plinth.kinds import REGISTRY
-from plinth.kinds._domain_models import CIPHER_SUITES, DEFAULT_CIPHER_SUITES
 from plinth.kinds.domain import DOMAIN
+from plinth.kinds.domain.models import CIPHER_SUITES, DEFAULT_CIPHER_SUITES
 
 DEFAULT_TLS = {"minProtocolVersion": "TLSV1_2", "cipherSuites": list(DEFAULT_CIPHER_SUITES)}
 

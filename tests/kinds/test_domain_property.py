@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, assume, given, note, settings
 from hypothesis import strategies as st
 
 from plinth.engine.pipeline import build_candidate
-from plinth.kinds._domain_models import CIPHER_SUITES
 from plinth.kinds.domain import DOMAIN
+from plinth.kinds.domain.models import CIPHER_SUITES
 
 NAMES = st.sampled_from(["app.example.com", "example.com", "a.b.example.io", "svc.corp.internal"])
 WORKLOADS = st.sampled_from(["//gvc/prod/workload/web", f"/org/{ORG}/gvc/prod/workload/api", "//gvc/prod/workload/db"])

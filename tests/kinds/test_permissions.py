@@ -6,8 +6,8 @@ import pytest
 from _identity_support import paths, write
 
 from plinth.kinds import KINDS, REGISTRY
-from plinth.kinds._identity_links import GVC_SCOPED_KINDS
 from plinth.kinds.base import KindSpec
+from plinth.kinds.links import GVC_SCOPED_KINDS
 from plinth.kinds.permissions import BASIC_IMPLIED, BASIC_PERMISSIONS, PERMISSIONS, TARGET_KINDS, implied_closure
 from plinth.kinds.policy import POLICY
 

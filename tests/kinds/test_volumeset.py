@@ -11,8 +11,8 @@ import pytest
 from plinth.engine.pipeline import build_candidate, strip_server_owned
 from plinth.errors import FieldError
 from plinth.kinds import REGISTRY
-from plinth.kinds._quantity import parse_quantity
 from plinth.kinds.base import Item, KindContext
+from plinth.kinds.quantity import parse_quantity
 from plinth.kinds.volumeset import VOLUMESET
 
 PARENT: Item = {

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from _workload_spec_support import errors_for, pairs, workload, write
 
-from plinth.kinds._cron import kubernetes_schedule_problem, schedule_problem
+from plinth.kinds.cron import kubernetes_schedule_problem, schedule_problem
 
 
 def cron(schedule: str) -> dict[str, object]:

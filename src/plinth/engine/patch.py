@@ -26,7 +26,7 @@ import copy
 from typing import Any
 
 from plinth.errors import FieldError, ValidationFailed
-from plinth.kinds._identity_links import canonical_link
+from plinth.kinds.links import canonical_link
 
 DIRECTIVES = ("$replace/", "$patch/", "$append/", "$drop/")
 

@@ -1,4 +1,9 @@
-"""The kind registry. A new kind is one module, one entry in ``KINDS``, one test file."""
+"""The kind registry: every kind the server knows, in one tuple.
+
+A new kind is a module (or a package, once it has many rules) exporting one ``KindSpec`` with
+its conformance ``example``, one entry in ``KINDS``, and its permissions in ``permissions.py``;
+``docs/architecture.md`` has the whole checklist.
+"""
 
 from __future__ import annotations
 

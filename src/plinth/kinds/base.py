@@ -154,6 +154,35 @@ class KindAction:
     response: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class KindExample:
+    """A kind's case for the shared kind conformance suite (``tests/api/test_kind_conformance.py``).
+
+    Declared with the kind (:attr:`KindSpec.example`); every kind that clients create (``create``
+    among its verbs, below the root) must have one. Through HTTP, on both storage backends, the
+    suite creates each of ``needs``, then checks that:
+
+    - ``valid`` is created (201, ``version`` 1) and then read back by GET and by the list;
+    - each body of ``invalid`` is refused with a 400 whose ``details.errors`` name its JSON path
+      (``spec.ports[0].number``), and nothing is stored under its ``name``;
+    - ``update``, sent as a PATCH to the created item, succeeds and makes ``version`` 2; a PUT of
+      the answer makes it 3; a DELETE answers 202 and the item is gone;
+    - ``valid`` with an unknown top-level field is a 400 naming only that field.
+
+    Every string in these bodies and paths, keys included, may hold ``{org}`` (the org the suite
+    works in) and ``{n}`` (a suffix unique to the test, so cases never share a name); the suite
+    fills them in. ``needs`` holds ``(collection path, body)`` pairs, created in order (a GVC a
+    GVC-scoped kind lives in, a service account a group lists). ``gvc`` names the parent GVC of a
+    GVC-scoped kind's items (one of ``needs`` creates it) and is ``None`` for org-scoped kinds.
+    """
+
+    valid: Mapping[str, Any]
+    invalid: tuple[tuple[Mapping[str, Any], str], ...]
+    update: Mapping[str, Any]
+    needs: tuple[tuple[str, Mapping[str, Any]], ...] = ()
+    gvc: str | None = None
+
+
 @dataclass(frozen=True)
 class KindSpec:
     """A kind, declared once. Only ``name`` and ``scope`` are required.
@@ -177,6 +206,10 @@ class KindSpec:
       applies it to every item of this kind that references ``href``, in the delete's
       transaction (an update, with its event), and refuses the delete with 409 when the
       result breaks the kind's ``validate`` rules. Must not mutate ``item``.
+
+    ``example`` is the kind's case for the shared conformance suite (:class:`KindExample`). Every
+    kind with ``create`` among its ``verbs`` declares one (a test names each kind that does not),
+    except the root kind: an org is created by the server admin and never deleted.
     """
 
     name: str
@@ -235,6 +268,8 @@ class KindSpec:
     verbs: frozenset[str] = CRUD_VERBS
     #: Endpoints beyond the verbs that only this kind serves (see :class:`KindAction`).
     actions: tuple[KindAction, ...] = ()
+    #: The kind's case for the shared conformance suite (see :class:`KindExample`).
+    example: KindExample | None = None
 
     def __post_init__(self) -> None:
         if not self.title:

@@ -35,11 +35,11 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from plinth.errors import FieldError
-from plinth.kinds._identity_links import link_kind, link_problem, names_item, normalise_links
-from plinth.kinds._query_model import Query
-from plinth.kinds._spec_model import NonEmptyStr, SpecModel, TopLevelModel
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindContext, KindSpec, Reference
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindContext, KindExample, KindSpec, Reference
+from plinth.kinds.links import link_kind, link_problem, names_item, normalise_links
 from plinth.kinds.permissions import permission_fields
+from plinth.kinds.query_model import Query
+from plinth.kinds.spec_model import NonEmptyStr, SpecModel, TopLevelModel
 
 MEMBER_LINKS_MAX = 200
 EXPRESSION_MAX = 4096
@@ -114,4 +114,13 @@ GROUP = KindSpec(
     forget=forget_member,
     **permission_fields("group"),
     query_properties=(*COMMON_QUERY_PROPERTIES, "origin"),
+    example=KindExample(
+        valid={"name": "grp{n}", "memberLinks": ["//serviceaccount/sa{n}"]},
+        invalid=(
+            ({"name": "grp{n}", "memberLinks": ["//gvc/g{n}"]}, "memberLinks[0]"),
+            ({"name": "grp{n}", "memberLinks": ["/org/elsewhere/serviceaccount/sa{n}"]}, "memberLinks[0]"),
+        ),
+        update={"$append/memberLinks": ["//user/someone{n}@example.com"]},
+        needs=(("/org/{org}/serviceaccount", {"name": "sa{n}"}),),
+    ),
 )

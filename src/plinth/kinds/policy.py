@@ -43,11 +43,11 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator
 
 from plinth.errors import FieldError
-from plinth.kinds._identity_links import link_kind, link_problem, names_item, normalise_links
-from plinth.kinds._query_model import Query
-from plinth.kinds._spec_model import NonEmptyStr, SpecModel, TopLevelModel
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindContext, KindSpec, Reference
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindContext, KindExample, KindSpec, Reference
+from plinth.kinds.links import link_kind, link_problem, names_item, normalise_links
 from plinth.kinds.permissions import PERMISSIONS, TARGET_KINDS, permission_fields
+from plinth.kinds.query_model import Query
+from plinth.kinds.spec_model import NonEmptyStr, SpecModel, TopLevelModel
 
 TARGET_LINKS_MAX = 200
 BINDINGS_MAX = 50
@@ -179,4 +179,25 @@ POLICY = KindSpec(
     forget=forget_principal,
     **permission_fields("policy"),
     query_properties=(*COMMON_QUERY_PROPERTIES, "origin", "targetKind"),
+    example=KindExample(
+        valid={
+            "name": "pol{n}",
+            "targetKind": "gvc",
+            "target": "all",
+            "bindings": [{"permissions": ["view"], "principalLinks": ["//serviceaccount/sa{n}"]}],
+        },
+        invalid=(
+            ({"name": "pol{n}", "targetKind": "spaceship"}, "targetKind"),
+            (
+                {
+                    "name": "pol{n}",
+                    "targetKind": "gvc",
+                    "bindings": [{"permissions": ["fly"], "principalLinks": ["//serviceaccount/sa{n}"]}],
+                },
+                "bindings[0].permissions[0]",
+            ),
+        ),
+        update={"bindings": [{"permissions": ["edit"], "principalLinks": ["//serviceaccount/sa{n}"]}]},
+        needs=(("/org/{org}/serviceaccount", {"name": "sa{n}"}),),
+    ),
 )

@@ -23,9 +23,9 @@ from typing import Annotated
 
 from pydantic import Field, field_validator
 
-from plinth.kinds._spec_model import SpecModel
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindAction, KindContext, KindSpec
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindAction, KindContext, KindExample, KindSpec
 from plinth.kinds.permissions import permission_fields
+from plinth.kinds.spec_model import SpecModel
 from plinth.meta import DESCRIPTION_MAX
 
 #: No leading or trailing whitespace, as a JSON Schema pattern.
@@ -75,5 +75,10 @@ SERVICEACCOUNT = KindSpec(
             status=201,
             response="NewServiceAccountKey",
         ),
+    ),
+    example=KindExample(
+        valid={"name": "sa{n}", "description": "a robot"},
+        invalid=(({"name": "sa{n}", "description": "x" * 251}, "description"), ({"name": "Sa{n}"}, "name")),
+        update={"tags": {"team": "ci"}},
     ),
 )

@@ -33,10 +33,10 @@ from typing import Annotated
 from pydantic import AfterValidator, Field
 
 from plinth.errors import FieldError
-from plinth.kinds._identity_links import user_name_problem
-from plinth.kinds._spec_model import NonEmptyStr, SpecModel, TopLevelModel
 from plinth.kinds.base import Item, KindAction, KindContext, KindSpec
+from plinth.kinds.links import user_name_problem
 from plinth.kinds.permissions import permission_fields
+from plinth.kinds.spec_model import NonEmptyStr, SpecModel, TopLevelModel
 
 IDP_MAX = 250
 INVITE_EMAILS_MAX = 100

@@ -18,7 +18,7 @@ sets it mounts: deleting one of them is a 409 while it is mounted.
 from __future__ import annotations
 
 from plinth.errors import FieldError
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindAction, KindContext, KindSpec
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindAction, KindContext, KindExample, KindSpec
 from plinth.kinds.permissions import permission_fields
 from plinth.kinds.workload.commands import CommandRequest
 from plinth.kinds.workload.links import identity_link_errors, validate_workload_links, workload_references
@@ -125,6 +125,20 @@ WORKLOAD = KindSpec(
     item_links=(("deployment", "deployment"),),
     reserved_tags=WORKLOAD_TAGS,
     actions=ACTIONS,
+    example=KindExample(
+        valid={
+            "name": "w{n}",
+            "spec": {"containers": [{"name": "app", "image": "nginx:latest", "ports": [{"number": 8080}]}]},
+        },
+        invalid=(
+            ({"name": "w{n}", "spec": {"containers": []}}, "spec.containers"),
+            ({"name": "w{n}", "spec": {"type": "batch", "containers": [{"name": "app", "image": "x"}]}}, "spec.type"),
+            ({"name": "w{n}-headless", "spec": {"containers": [{"name": "app", "image": "x"}]}}, "name"),
+        ),
+        update={"spec": {"$patch/containers": [{"name": "app", "image": "nginx:1.27"}]}},
+        needs=(("/org/{org}/gvc", {"name": "g{n}"}),),
+        gvc="g{n}",
+    ),
     query_properties=(
         *COMMON_QUERY_PROPERTIES,
         "gvc",

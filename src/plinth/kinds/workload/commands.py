@@ -13,8 +13,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from plinth.errors import FieldError
-from plinth.kinds._spec_model import NonEmptyStr, SpecModel
 from plinth.kinds.base import Item
+from plinth.kinds.spec_model import NonEmptyStr, SpecModel
 
 CommandType = Literal["runCronWorkload", "stopReplica"]
 

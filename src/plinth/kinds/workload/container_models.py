@@ -27,8 +27,8 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
-from plinth.kinds._spec_model import SpecModel
 from plinth.kinds.base import default_name_rule
+from plinth.kinds.spec_model import SpecModel
 from plinth.kinds.workload.env import ContainerEnvVar
 from plinth.kinds.workload.ports import ContainerPort, ContainerPortNumber
 from plinth.kinds.workload.probes import Exec, Probe

@@ -16,7 +16,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
-from plinth.kinds._spec_model import SpecModel
+from plinth.kinds.spec_model import SpecModel
 
 ENV_NAME_MAX = 120
 ENV_VALUE_MAX = 4096

@@ -29,7 +29,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field
 
-from plinth.kinds._spec_model import SpecModel
+from plinth.kinds.spec_model import SpecModel
 from plinth.kinds.workload.ports import RESERVED_PORTS
 
 #: Lists ``normalise_firewall`` stores de-duplicated and sorted.

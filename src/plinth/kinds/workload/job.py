@@ -1,6 +1,6 @@
 """``job`` (kinds.md §1.10): when and how a ``cron`` workload runs.
 
-``schedule`` is a Kubernetes CronJob schedule (``_cron.kubernetes_schedule_problem``: the
+``schedule`` is a Kubernetes CronJob schedule (``cron.kubernetes_schedule_problem``: the
 full 5-field syntax and the ``@hourly``-style macros). The other fields take the API's
 defaults (TS, TF, DOCS) inside the block a client sends: ``concurrencyPolicy: Forbid``,
 ``historyLimit: 5``, ``restartPolicy: Never``; ``activeDeadlineSeconds`` stays unset (no
@@ -18,8 +18,8 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-from plinth.kinds._cron import check_kubernetes_schedule
-from plinth.kinds._spec_model import SpecModel
+from plinth.kinds.cron import check_kubernetes_schedule
+from plinth.kinds.spec_model import SpecModel
 
 
 class WorkloadJob(SpecModel):

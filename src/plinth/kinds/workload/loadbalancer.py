@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from plinth.kinds._spec_model import NonEmptyStr, SpecModel
+from plinth.kinds.spec_model import NonEmptyStr, SpecModel
 from plinth.kinds.workload.firewall import HeaderName
 from plinth.kinds.workload.ports import ContainerPortNumber
 

@@ -27,7 +27,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator
 
-from plinth.kinds._spec_model import NonEmptyStr, SpecModel
+from plinth.kinds.spec_model import NonEmptyStr, SpecModel
 from plinth.kinds.workload.containers import ContainerSpec
 from plinth.kinds.workload.firewall import FirewallConfig
 from plinth.kinds.workload.job import WorkloadJob

@@ -25,7 +25,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-from plinth.kinds._spec_model import NonEmptyStr, SpecModel
+from plinth.kinds.spec_model import NonEmptyStr, SpecModel
 
 Metric = Literal["concurrency", "cpu", "memory", "rps", "latency", "keda", "disabled"]
 MultiMetricName = Literal["cpu", "memory", "rps"]

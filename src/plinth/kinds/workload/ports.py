@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-from plinth.kinds._spec_model import SpecModel
+from plinth.kinds.spec_model import SpecModel
 
 PORT_MIN = 80
 PORT_MAX = 65535

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from plinth.kinds._spec_model import SpecModel, exactly_one
+from plinth.kinds.spec_model import SpecModel, exactly_one
 from plinth.kinds.workload.ports import ContainerPortNumber
 
 ProbeKind = Literal["readinessProbe", "livenessProbe"]

@@ -28,8 +28,8 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, model_validator
 
 from plinth.errors import FieldError
-from plinth.kinds._quantity import check_quantity, parse_quantity
-from plinth.kinds._spec_model import SpecModel, exactly_one
+from plinth.kinds.quantity import check_quantity, parse_quantity
+from plinth.kinds.spec_model import SpecModel, exactly_one
 
 Quantity = Annotated[str, Field(max_length=20), AfterValidator(check_quantity)]
 

@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from plinth.kinds._spec_model import SpecModel
+from plinth.kinds.spec_model import SpecModel
 
 #: A replica count or a percentage of the replicas: ``"2"``, ``"50%"`` (Kubernetes' IntOrString).
 ReplicaCount = Annotated[str, Field(pattern=r"^[0-9]+%?$")]

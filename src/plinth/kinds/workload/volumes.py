@@ -23,7 +23,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field
 
 from plinth.errors import FieldError
-from plinth.kinds._spec_model import SpecModel
+from plinth.kinds.spec_model import SpecModel
 
 MAX_VOLUMES = 15
 #: Deprecated and unused by the platform; the sources still give it a default (TS, TF).

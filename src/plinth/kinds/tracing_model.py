@@ -12,7 +12,7 @@ from typing import Annotated
 
 from pydantic import Field, model_validator
 
-from plinth.kinds._spec_model import NonEmptyStr, SpecModel, exactly_one
+from plinth.kinds.spec_model import NonEmptyStr, SpecModel, exactly_one
 
 
 class LightstepTracing(SpecModel):

@@ -13,59 +13,18 @@ Decisions where the sources are silent:
   workload endpoints can be ``{workload}-{endpointPrefix}.{domain}`` without a lookup.
 - ``sessionTimeoutSeconds`` must be a positive integer; observability retention days are
   non-negative integers; alert emails must look like ``user@domain.tld``.
+
+Package layout: ``models`` (the spec schema), ``log_destinations`` (``spec.logging`` and
+``spec.extraLogging``); the name rule and the status are small enough to sit here.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import Field
-
-from plinth.kinds._org_logging import LoggingDestination
-from plinth.kinds._spec_model import Email, NonEmptyStr, Port, SpecModel
-from plinth.kinds._tracing_model import Tracing
 from plinth.kinds.base import COMMON_QUERY_PROPERTIES, CRUD_VERBS, Item, KindContext, KindSpec, default_name_rule
+from plinth.kinds.org.models import OrgSpec
 from plinth.kinds.permissions import permission_fields
-
-RetentionDays = Annotated[int, Field(ge=0)]
-
-
-class AuthConfig(SpecModel):
-    domainAutoMembers: list[NonEmptyStr] | None = None
-    samlOnly: bool | None = None
-
-
-class Observability(SpecModel):
-    logsRetentionDays: RetentionDays | None = None
-    metricsRetentionDays: RetentionDays | None = None
-    tracesRetentionDays: RetentionDays | None = None
-    defaultAlertEmails: list[Email] | None = None
-
-
-class ThreatSyslog(SpecModel):
-    transport: Literal["tcp", "udp"] | None = None
-    host: NonEmptyStr
-    port: Port
-
-
-class ThreatDetection(SpecModel):
-    enabled: bool
-    minimumSeverity: Literal["warning", "error", "critical"] | None = None
-    syslog: ThreatSyslog | None = None
-
-
-class Security(SpecModel):
-    threatDetection: ThreatDetection | None = None
-
-
-class OrgSpec(SpecModel):
-    logging: LoggingDestination | None = None
-    extraLogging: list[LoggingDestination] | None = None
-    tracing: Tracing | None = None
-    sessionTimeoutSeconds: Annotated[int, Field(gt=0)] | None = None
-    authConfig: AuthConfig | None = None
-    observability: Observability | None = None
-    security: Security | None = None
 
 
 def org_name_rule(name: str) -> str | None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from plinth.kinds._domain_names import apex_of, is_internal
+from plinth.kinds.domain.names import apex_of, is_internal
 
 CNAME_TTL = 300
 NS_TTL = 3600

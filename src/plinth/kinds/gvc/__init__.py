@@ -13,36 +13,21 @@ Decisions where the sources are silent:
 - Links to locations, secrets, identities and the alias workload need not exist yet.
 - ``domain`` is deprecated and stored as sent; ``aliasWorkloadLink`` (terraform only) is
   accepted so terraform configurations apply unchanged.
+
+Package layout: ``models`` (the spec schema), ``prepare`` (the alias), ``rules`` (the
+cross-field rules), ``links`` (the references a GVC holds).
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
-
-from plinth.kinds._gvc_rules import gvc_references, validate_gvc
-from plinth.kinds._gvc_spec import GvcSpec
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindContext, KindSpec
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindExample, KindSpec
+from plinth.kinds.gvc.links import gvc_references
+from plinth.kinds.gvc.models import GvcSpec
+from plinth.kinds.gvc.prepare import gvc_alias, prepare_gvc
+from plinth.kinds.gvc.rules import validate_gvc
 from plinth.kinds.permissions import permission_fields
 
-ALIAS_LENGTH = 13
-
-
-def gvc_alias(item_id: str) -> str:
-    """The alias of the GVC whose id is ``item_id``: a pure function of the id."""
-    digest = hashlib.sha256(item_id.encode()).digest()
-    return base64.b32encode(digest).decode().lower()[:ALIAS_LENGTH]
-
-
-def prepare_gvc(item: Item, old: Item | None, ctx: KindContext) -> None:
-    """On create, set ``alias`` from ``ctx.id``; on update the engine has carried it over.
-
-    Without an id (``ctx.id is None``, a candidate that will never be stored) no alias is
-    set, rather than one that would not match the stored item's.
-    """
-    if old is None and ctx.id is not None:
-        item["alias"] = gvc_alias(ctx.id)
-
+__all__ = ["GVC", "gvc_alias"]
 
 GVC = KindSpec(
     name="gvc",
@@ -62,5 +47,13 @@ GVC = KindSpec(
         "spec.loadBalancer.dedicated",
         "spec.keda.enabled",
         "spec.domain",
+    ),
+    example=KindExample(
+        valid={"name": "g{n}", "spec": {"loadBalancer": {"dedicated": True}}},
+        invalid=(
+            ({"name": "g{n}", "spec": {"loadBalancer": {"trustedProxies": 3}}}, "spec.loadBalancer.trustedProxies"),
+            ({"name": "g{n}", "spec": {"endpointNamingFormat": "weird"}}, "spec.endpointNamingFormat"),
+        ),
+        update={"spec": {"env": [{"name": "A", "value": "1"}]}},
     ),
 )

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from plinth.kinds._domain_models import default_tls
-from plinth.kinds._domain_names import is_apex, is_internal
 from plinth.kinds.base import Item, KindContext
+from plinth.kinds.domain.models import default_tls
+from plinth.kinds.domain.names import is_apex, is_internal
 
 TLS_DEFAULT_PORT = 443
 HTTP_PROTOCOLS = frozenset({"http", "http2"})

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from plinth.kinds._spec_model import NonEmptyStr, Port, SpecModel, exactly_one
+from plinth.kinds.spec_model import NonEmptyStr, Port, SpecModel, exactly_one
 
 
 class S3Logging(SpecModel):

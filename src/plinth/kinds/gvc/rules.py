@@ -1,6 +1,4 @@
-"""A GVC's cross-field rules and the links it holds.
-
-Rules (each one a user mistake the schema cannot see):
+"""A GVC's cross-field rules, each one a user mistake the schema cannot see:
 
 - a location, pull secret or KEDA secret is listed at most once (a link written in short
   form ``//location/x`` and full form ``/org/{org}/location/x`` is the same link);
@@ -9,10 +7,6 @@ Rules (each one a user mistake the schema cannot see):
 - ``staticPlacement.locationQuery.kind``, when given, is ``location``;
 - environment variable names are unique;
 - ``keda.identityLink``, when it names a GVC, names this one (an identity is GVC-scoped).
-
-Every link is declared in :func:`gvc_references`; none must exist yet (locations are not
-served, and secrets or identities may be created after the GVC that uses them), but the
-engine checks each is a well-formed link into the GVC's own org and of the right kind.
 """
 
 from __future__ import annotations
@@ -21,13 +15,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from plinth.errors import FieldError
-from plinth.kinds.base import Item, KindContext, Reference
+from plinth.kinds.base import Item, KindContext
 from plinth.meta import parse_link
-
-LOCATION = frozenset({"location"})
-SECRET = frozenset({"secret"})
-IDENTITY = frozenset({"identity"})
-WORKLOAD = frozenset({"workload"})
 
 
 def _canonical(link: str, org: str) -> str:
@@ -96,36 +85,3 @@ def validate_gvc(item: Item, old: Item | None, ctx: KindContext) -> list[FieldEr
     errors += _env_errors(spec.get("env", []))
     errors += _keda_errors(spec.get("keda", {}), item["name"], ctx.org)
     return errors
-
-
-def gvc_references(item: Item, org: str) -> list[Reference]:
-    """Locations, pull secrets, KEDA secrets and identity, and the alias workload."""
-    spec = item.get("spec", {})
-    placement = spec.get("staticPlacement", {})
-    keda = spec.get("keda", {})
-    refs = [
-        Reference(f"spec.staticPlacement.locationLinks[{i}]", link, LOCATION, must_exist=False)
-        for i, link in enumerate(placement.get("locationLinks", []))
-    ]
-    refs += [
-        Reference(
-            f"spec.staticPlacement.locationOptions[{i}].locationLink",
-            option["locationLink"],
-            LOCATION,
-            must_exist=False,
-        )
-        for i, option in enumerate(placement.get("locationOptions", []))
-    ]
-    refs += [
-        Reference(f"spec.pullSecretLinks[{i}]", link, SECRET, must_exist=False)
-        for i, link in enumerate(spec.get("pullSecretLinks", []))
-    ]
-    refs += [
-        Reference(f"spec.keda.secrets[{i}]", link, SECRET, must_exist=False)
-        for i, link in enumerate(keda.get("secrets", []))
-    ]
-    if "identityLink" in keda:
-        refs.append(Reference("spec.keda.identityLink", keda["identityLink"], IDENTITY, must_exist=False))
-    if "aliasWorkloadLink" in spec:
-        refs.append(Reference("spec.aliasWorkloadLink", spec["aliasWorkloadLink"], WORKLOAD, must_exist=False))
-    return refs

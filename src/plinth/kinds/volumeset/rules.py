@@ -1,16 +1,4 @@
-"""A volume set's cross-field defaults and rules (api.md §2.4).
-
-Defaults (:func:`fill_volumeset_defaults`, run by ``prepare``):
-
-- ``performanceClass`` omitted: ``shared`` when the file system is shared, otherwise
-  ``general-purpose-ssd`` (what the official CLI sends; the API's own default is
-  unconfirmed, and refusing the request would break clients that rely on the CLI's habit).
-- ``fileSystemType`` omitted: ``shared`` when the class is shared, otherwise ``ext4``.
-- ``autoscaling.predictive.scalingFactor`` omitted: the enclosing ``scalingFactor``.
-- ``mountOptions`` on a shared set: any missing resource gets 500m / 2000m CPU and
-  1Gi / 2Gi memory.
-
-Rules (:func:`validate_volumeset`):
+"""A volume set's cross-field rules (api.md §2.4), checked by :func:`validate_volumeset`:
 
 - the shared file system and the shared class go together, both ways: a shared volume is a
   network file system, which no block-device class or ext4/xfs can provide;
@@ -29,14 +17,11 @@ from decimal import Decimal
 from typing import Any
 
 from plinth.errors import FieldError
-from plinth.kinds._quantity import parse_quantity
 from plinth.kinds.base import Item, KindContext
+from plinth.kinds.quantity import parse_quantity
+from plinth.kinds.volumeset.models import SHARED
 
-SHARED = "shared"
-DEFAULT_CLASS = "general-purpose-ssd"
-DEFAULT_FILE_SYSTEM = "ext4"
 MIN_CAPACITY_BY_CLASS = {"general-purpose-ssd": 10, "high-throughput-ssd": 200, "shared": 10}
-DEFAULT_MOUNT_RESOURCES = {"minCpu": "500m", "maxCpu": "2000m", "minMemory": "1Gi", "maxMemory": "2Gi"}
 
 #: (min field, max field, the largest allowed max - min) per resource.
 _RESOURCE_RANGES = (
@@ -44,20 +29,6 @@ _RESOURCE_RANGES = (
     ("minMemory", "maxMemory", "4096Mi"),
 )
 _MAX_RATIO = 4
-
-
-def fill_volumeset_defaults(spec: dict[str, Any]) -> None:
-    """Fill the defaults listed in the module docstring into ``spec`` (mutates it)."""
-    shared_fs = spec.get("fileSystemType") == SHARED
-    spec.setdefault("performanceClass", SHARED if shared_fs else DEFAULT_CLASS)
-    spec.setdefault("fileSystemType", SHARED if spec["performanceClass"] == SHARED else DEFAULT_FILE_SYSTEM)
-    autoscaling = spec.get("autoscaling", {})
-    predictive = autoscaling.get("predictive")
-    if predictive is not None and "scalingFactor" in autoscaling:
-        predictive.setdefault("scalingFactor", autoscaling["scalingFactor"])
-    mount = spec.get("mountOptions")
-    if mount is not None and spec["fileSystemType"] == SHARED:
-        mount["resources"] = {**DEFAULT_MOUNT_RESOURCES, **mount.get("resources", {})}
 
 
 def _pairing_errors(spec: dict[str, Any]) -> list[FieldError]:

@@ -3,8 +3,8 @@
 These models hold the per-field rules only: types, enums, bounds, character sets, the
 defaults api.md gives as API defaults. Rules that relate two fields (exactly one of
 ``prefix``/``regex``, ``.internal`` restrictions, limits that depend on tags, ...) live in
-``_domain_rules`` and ``_domain_route_rules`` so that they are reported together, with
-precise paths, in one list.
+``rules`` and ``route_rules`` so that they are reported together, with precise paths, in
+one list.
 
 Every model forbids unknown fields and is strict: JSON numbers, strings and booleans are
 not converted into one another (``"443"`` is not a port number), so the stored form is

@@ -1,7 +1,10 @@
-"""Links held by groups and policies: users named by email, repeated links, and GVC scope.
+"""Links between items, as every kind that holds links reads them: which item a link names,
+when two links name the same item, and what a well-formed link of this org may still get wrong.
 
-Shared by the user, group and policy kinds:
+Used by the user, group and policy kinds and by the engine's PATCH (``$drop`` of a link):
 
+- :func:`canonical_link` is the one identity of a link: the full ``/org/...`` form with a
+  user's email lowercased; :func:`names_item` and :func:`link_kind` read a link in either form;
 - a user's name is its email address in lowercase (api.md §2.5: member and principal links
   are ``/org/{org}/user/{email}``, built by the CLI from the email); :func:`user_name_problem`
   is the one rule for a user's name, its ``email`` and the name in a user link;
@@ -12,7 +15,8 @@ Shared by the user, group and policy kinds:
 - :func:`link_problem` checks what the engine's reference check does not: a user link names
   an email, a link to a GVC-scoped kind names its GVC, a link to any other kind does not.
   Malformed links, links into another org and links to the wrong kind are left to the
-  engine's reference check, which names them.
+  engine's reference check, which names them. :data:`GVC_SCOPED_KINDS` says which kinds
+  a link must reach through their GVC.
 """
 
 from __future__ import annotations

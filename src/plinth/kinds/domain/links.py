@@ -1,7 +1,9 @@
-"""Where a domain spec holds links, each with its JSON path; and which GVC the domain serves.
+"""Where a domain spec holds links, each with its JSON path; the references a domain declares;
+and which GVC the domain serves.
 
-One walk over the spec feeds three consumers: the references the engine checks, the
-"all routes in a single GVC" rule, and the status (which reads the served GVC).
+One walk over the spec feeds three consumers: the references the engine checks
+(:func:`domain_references`), the "all routes in a single GVC" rule, and the status (which
+reads the served GVC).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from plinth.kinds.base import Item, Reference
 from plinth.meta import item_href, parse_link
 
 
@@ -78,3 +81,26 @@ def served_gvc_href(spec: dict[str, Any], org: str) -> str | None:
             if href is not None:
                 return href
     return None
+
+
+def domain_references(item: Item, org: str) -> list[Reference]:
+    """The links a domain holds, each at its JSON path.
+
+    ``gvcLink`` must name an existing GVC. Workloads are not served yet and secrets are
+    checked when they are read, so those links need only be well-formed and in this org.
+    The GVC that routed workloads live in is listed too (not required to exist), so its
+    item reaches ``compute_status`` (load balancer, alias, locations) and a change to it
+    refreshes the domain's status.
+    """
+    references: list[Reference] = []
+    gvcs_seen: set[str] = set()
+    for found in spec_links(item.get("spec") or {}):
+        must_exist = found.kind == "gvc"
+        references.append(Reference(found.path, found.value, frozenset({found.kind}), must_exist=must_exist))
+        if found.kind == "workload":
+            gvc = workload_gvc_href(found.value, org)
+            if gvc is not None and gvc not in gvcs_seen:
+                gvcs_seen.add(gvc)
+                # The path holds the workload's link, not the GVC's: never rewrite it with this one.
+                references.append(Reference(found.path, gvc, frozenset({"gvc"}), must_exist=False, rewrite=False))
+    return references

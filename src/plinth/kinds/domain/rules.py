@@ -3,7 +3,7 @@
 Runs after ``prepare``, so ``dnsMode`` is always set and defaults are in place. Rules that
 only a dedicated load balancer can satisfy (ports other than 80/443, ``tcp``, ``acceptAllHosts``,
 host-matched routes) are not errors here: they pass the schema, so api.md puts them in
-``status.warning`` (see ``_domain_status``).
+``status.warning`` (see ``status``).
 
 Decisions where api.md is silent:
 
@@ -20,10 +20,10 @@ from __future__ import annotations
 from typing import Any
 
 from plinth.errors import FieldError
-from plinth.kinds._domain_links import workload_href
-from plinth.kinds._domain_names import is_apex, is_internal
-from plinth.kinds._domain_route_rules import route_errors
 from plinth.kinds.base import Item, KindContext
+from plinth.kinds.domain.links import workload_href
+from plinth.kinds.domain.names import is_apex, is_internal
+from plinth.kinds.domain.route_rules import route_errors
 
 PORTS_MAX = 10
 

@@ -12,9 +12,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from plinth.kinds._query_model import Query
-from plinth.kinds._spec_model import NonEmptyStr, SpecModel
-from plinth.kinds._tracing_model import Tracing
+from plinth.kinds.query_model import Query
+from plinth.kinds.spec_model import NonEmptyStr, SpecModel
+from plinth.kinds.tracing_model import Tracing
 
 
 class LocationOption(SpecModel):

@@ -17,7 +17,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from plinth.errors import FieldError
-from plinth.kinds._domain_links import spec_links, workload_gvc_href
+from plinth.kinds.domain.links import spec_links, workload_gvc_href
 
 ROUTE_LIMIT = 150
 ROUTE_LIMIT_WITH_OVERRIDE = 200

@@ -2,9 +2,9 @@
 
 Single-field rules live here (bounds, patterns, cron and quantity syntax) so they are
 reported together with every other schema error. Rules that relate fields to each other
-(per-class capacity minimums, shared-only blocks, resource ranges) are in
-``_volumeset_rules``. Defaults are filled only inside blocks the client sent; the class and
-file system defaults depend on each other and are filled by the kind's ``prepare``.
+(per-class capacity minimums, shared-only blocks, resource ranges) are in ``rules``.
+Defaults are filled only inside blocks the client sent; the class and file system defaults
+depend on each other and are filled by ``prepare``.
 """
 
 from __future__ import annotations
@@ -14,16 +14,18 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-from plinth.kinds._cron import check_schedule
-from plinth.kinds._quantity import check_quantity
-from plinth.kinds._spec_model import NonEmptyStr, SpecModel
+from plinth.kinds.cron import check_schedule
+from plinth.kinds.quantity import check_quantity
+from plinth.kinds.spec_model import NonEmptyStr, SpecModel
 
 PerformanceClass = Literal["general-purpose-ssd", "high-throughput-ssd", "shared"]
 FileSystemType = Literal["ext4", "xfs", "shared"]
+#: The shared performance class and the shared file system: each needs the other.
+SHARED = "shared"
 
 #: The largest volume any performance class offers, in GB.
 MAX_CAPACITY_GB = 65536
-#: The smallest minimum of any class; a class may require more (``_volumeset_rules``).
+#: The smallest minimum of any class; a class may require more (``rules``).
 MIN_CAPACITY_GB = 10
 
 Capacity = Annotated[int, Field(ge=MIN_CAPACITY_GB, le=MAX_CAPACITY_GB)]

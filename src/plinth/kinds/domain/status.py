@@ -33,9 +33,9 @@ import hashlib
 import json
 from typing import Any
 
-from plinth.kinds._domain_dns import dns_config
-from plinth.kinds._domain_links import served_gvc_href, workload_href
 from plinth.kinds.base import Item, KindContext
+from plinth.kinds.domain.dns import dns_config
+from plinth.kinds.domain.links import served_gvc_href, workload_href
 
 SKIP_DNS_CHECK_TAG = "cpln/skipDNSCheck"
 STANDARD_PORTS = frozenset({80, 443})

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import field_validator, model_validator
 
-from plinth.kinds._spec_model import NonEmptyStr, SpecModel, exactly_one
+from plinth.kinds.spec_model import NonEmptyStr, SpecModel, exactly_one
 
 Operator = Literal["=", "!=", ">", ">=", "<", "<=", "~", "=~", "contains", "exists", "!exists"]
 

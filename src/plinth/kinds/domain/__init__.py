@@ -1,0 +1,62 @@
+"""The ``domain`` kind (api.md §2.3): an org-scoped FQDN routed to a GVC or to workloads.
+
+Package layout, one job per module (this module only declares the kind):
+
+- ``models``: the spec's shape, enums, bounds and API defaults;
+- ``names``: the name rule (an FQDN) and what "apex" and ".internal" mean;
+- ``prepare``: defaults that depend on other fields or on the name;
+- ``rules`` / ``route_rules``: every cross-field rule, with paths;
+- ``links``: where links sit in a spec, the references a domain holds, and which GVC it serves;
+- ``status`` / ``dns``: the computed status and its DNS records.
+
+Ownership checks that need the whole store (``must_prove_ownership``, ``apex_must_exist``,
+``apex_owned_by_other_org``, ``parent_ns_domain_exists``) are not hook rules: they compare
+this domain with other domains, which the hooks cannot see.
+"""
+
+from __future__ import annotations
+
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindExample, KindSpec
+from plinth.kinds.domain.links import domain_references
+from plinth.kinds.domain.models import DomainSpec
+from plinth.kinds.domain.names import domain_name_rule
+from plinth.kinds.domain.prepare import prepare_domain
+from plinth.kinds.domain.rules import validate_domain
+from plinth.kinds.domain.status import compute_domain_status
+from plinth.kinds.permissions import permission_fields
+
+DOMAIN = KindSpec(
+    name="domain",
+    scope="org",
+    title="Domain",
+    spec_model=DomainSpec,
+    name_rule=domain_name_rule,
+    **permission_fields("domain"),
+    prepare=prepare_domain,
+    validate=validate_domain,
+    compute_status=compute_domain_status,
+    references=domain_references,
+    status_inputs=frozenset({"gvc"}),
+    query_properties=(
+        *COMMON_QUERY_PROPERTIES,
+        "spec.dnsMode",
+        "spec.gvcLink",
+        "spec.certChallengeType",
+        "spec.workloadLink",
+        "spec.acceptAllHosts",
+        "spec.acceptAllSubdomains",
+    ),
+    example=KindExample(
+        valid={
+            "name": "d{n}.example.com",
+            "spec": {"ports": [{"routes": [{"prefix": "/", "workloadLink": "//gvc/g{n}/workload/web"}]}]},
+        },
+        invalid=(
+            ({"name": "d{n}.example.com", "spec": {"dnsMode": "nope"}}, "spec.dnsMode"),
+            ({"name": "d{n}.example.com", "spec": {"ports": [{"number": 70000}]}}, "spec.ports[0].number"),
+            ({"name": "d{n}.example.com", "spec": {"gvcLink": "//gvc/does-not-exist"}}, "spec.gvcLink"),
+        ),
+        update={"spec": {"acceptAllSubdomains": True}},
+        needs=(("/org/{org}/gvc", {"name": "g{n}"}),),
+    ),
+)

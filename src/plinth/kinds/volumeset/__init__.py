@@ -1,0 +1,53 @@
+"""The ``volumeset`` kind (api.md §2.4): persistent volumes for the workloads of one GVC.
+
+``performanceClass`` and ``fileSystemType`` are immutable: the engine compares them after
+``prepare`` has filled their defaults, so an update that leaves them out keeps them rather
+than changing them. The decisions taken where api.md is silent are listed in the docstrings
+of ``prepare``, ``rules`` and ``status``.
+
+Package layout: ``models`` (the spec schema), ``prepare`` (the defaults), ``rules`` (the
+cross-field rules), ``status`` (the computed status, which follows the parent GVC).
+"""
+
+from __future__ import annotations
+
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindExample, KindSpec
+from plinth.kinds.permissions import permission_fields
+from plinth.kinds.volumeset.models import VolumeSetSpec
+from plinth.kinds.volumeset.prepare import prepare_volumeset
+from plinth.kinds.volumeset.rules import validate_volumeset
+from plinth.kinds.volumeset.status import compute_volumeset_status
+
+VOLUMESET = KindSpec(
+    name="volumeset",
+    scope="gvc",
+    title="VolumeSet",
+    spec_model=VolumeSetSpec,
+    spec_required=True,
+    **permission_fields("volumeset"),
+    immutable=("spec.performanceClass", "spec.fileSystemType"),
+    prepare=prepare_volumeset,
+    validate=validate_volumeset,
+    compute_status=compute_volumeset_status,
+    status_inputs=frozenset({"gvc"}),
+    status_referrers=frozenset({"workload"}),
+    query_properties=(
+        *COMMON_QUERY_PROPERTIES,
+        "gvc",
+        "spec.initialCapacity",
+        "spec.performanceClass",
+        "spec.fileSystemType",
+        "spec.storageClassSuffix",
+        "spec.autoscaling.maxCapacity",
+    ),
+    example=KindExample(
+        valid={"name": "v{n}", "spec": {"initialCapacity": 10}},
+        invalid=(
+            ({"name": "v{n}", "spec": {"initialCapacity": 5}}, "spec.initialCapacity"),
+            ({"name": "v{n}", "spec": {}}, "spec.initialCapacity"),
+        ),
+        update={"spec": {"initialCapacity": 20}},
+        needs=(("/org/{org}/gvc", {"name": "g{n}"}),),
+        gvc="g{n}",
+    ),
+)
