@@ -192,6 +192,21 @@ def test_mounting_a_missing_or_per_replica_volume_set(api: httpx.Client, unique:
     assert mounting("cpln://volumeset/disk", "stateful").status_code == 201
 
 
+def test_a_domain_routed_to_a_missing_workload_is_accepted_with_a_warning(api: httpx.Client, unique: str) -> None:
+    make_gvc(api, unique)
+    name = f"{unique}.example.com"
+    route = {"prefix": "/", "workloadLink": f"//gvc/{unique}/workload/web"}
+    made = api.post("/org/acme/domain", json={"name": name, "spec": {"ports": [{"routes": [route]}]}})
+    assert made.status_code == 201, made.text
+    href = f"/org/acme/gvc/{unique}/workload/web"
+    assert href in made.json()["status"]["warning"] and made.json()["status"]["status"] == "warning"
+    make_workload(api, unique, "web")
+    arrived = api.get(f"/org/acme/domain/{name}").json()["status"]
+    assert "warning" not in arrived and arrived["endpoints"][0]["workloadLink"] == href
+    assert api.delete(href).status_code == 202
+    assert href in api.get(f"/org/acme/domain/{name}").json()["status"]["warning"]
+
+
 def test_deleting_a_gvc_that_holds_workloads_names_them(api: httpx.Client, unique: str) -> None:
     make_gvc(api, unique)
     make_workload(api, unique, "web")

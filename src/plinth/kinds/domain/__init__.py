@@ -36,7 +36,7 @@ DOMAIN = KindSpec(
     validate=validate_domain,
     compute_status=compute_domain_status,
     references=domain_references,
-    status_inputs=frozenset({"gvc"}),
+    status_inputs=frozenset({"gvc", "workload"}),
     query_properties=(
         *COMMON_QUERY_PROPERTIES,
         "spec.dnsMode",

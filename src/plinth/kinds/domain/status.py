@@ -48,7 +48,7 @@ def compute_domain_status(item: Item, ctx: KindContext) -> dict[str, Any]:
     name: str = item["name"]
     gvc_href = served_gvc_href(spec, ctx.org)
     gvc = ctx.lookup(gvc_href) if gvc_href else None
-    warning = dedicated_load_balancer_warning(spec, gvc_href, gvc)
+    warning = _join(dedicated_load_balancer_warning(spec, gvc_href, gvc), _missing_workloads(spec, ctx))
     stage = _certificate_stage(item, spec)
 
     if gvc is not None and (gvc.get("spec") or {}).get("domain") == name:
@@ -67,6 +67,24 @@ def compute_domain_status(item: Item, ctx: KindContext) -> dict[str, Any]:
     if warning is not None:
         status["warning"] = warning
     return status
+
+
+def _missing_workloads(spec: dict[str, Any], ctx: KindContext) -> str | None:
+    """A sentence naming the routed workloads the engine looked up and did not find."""
+    missing: list[str] = []
+    for port in spec.get("ports") or []:
+        for route in port.get("routes") or []:
+            href = workload_href(route["workloadLink"], ctx.org)
+            if href in ctx.resolved and ctx.resolved[href] is None and href not in missing:
+                missing.append(href)
+    if not missing:
+        return None
+    return f"Routes name workloads that do not exist: {', '.join(missing)}"
+
+
+def _join(*sentences: str | None) -> str | None:
+    present = [s for s in sentences if s]
+    return " ".join(present) if present else None
 
 
 def fingerprint(spec: dict[str, Any]) -> str:
