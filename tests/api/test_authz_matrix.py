@@ -44,7 +44,7 @@ from tests.support.server import ServerProcess
 
 ORG = "acme"
 TAG = {"authz": "granted"}  # what the query route's targetQuery matches
-VS_HOME = "vs-home"  # the GVC holding the volumesets
+VS_HOME = "vs-home"  # the GVC holding the volumesets and workloads
 
 PRINCIPAL_ROUTES = ("sa", "grp", "usr")
 TARGET_ROUTES = ("link", "query", "all")
@@ -63,6 +63,7 @@ PERMISSIONS = {
     "serviceaccount": BASIC | {"addKey"},
     "group": BASIC,
     "policy": BASIC,
+    "workload": BASIC | {"connect", "exec", "exec.runCronWorkload", "exec.stopReplica", "configureLoadBalancer"},
     "org": ORG_PERMISSIONS,
 }
 
@@ -129,6 +130,8 @@ class KindUnderTest:
         body: dict[str, Any] = {"name": self.name(base), "tags": tags}
         if self.kind == "volumeset":
             body["spec"] = {"initialCapacity": 10}
+        if self.kind == "workload":
+            body["spec"] = {"containers": [{"name": "app", "image": "nginx:1.27"}]}
         if self.kind == "policy":
             body["targetKind"] = "gvc"
         return body
@@ -138,15 +141,19 @@ def _org_scoped(kind: str) -> KindUnderTest:
     return KindUnderTest(kind, f"/org/{ORG}/{kind}", f"/org/{ORG}/{kind}/-query", f"/org/{ORG}/{kind}/", f"//{kind}/")
 
 
+def _gvc_scoped(kind: str) -> KindUnderTest:
+    return KindUnderTest(
+        kind,
+        f"/org/{ORG}/gvc/{VS_HOME}/{kind}",
+        f"/org/{ORG}/{kind}/-query",
+        f"/org/{ORG}/gvc/{VS_HOME}/{kind}/",
+        f"//gvc/{VS_HOME}/{kind}/",
+    )
+
+
 KINDS = {
     **{k: _org_scoped(k) for k in ("gvc", "domain", "serviceaccount", "group", "policy")},
-    "volumeset": KindUnderTest(
-        "volumeset",
-        f"/org/{ORG}/gvc/{VS_HOME}/volumeset",
-        f"/org/{ORG}/volumeset/-query",
-        f"/org/{ORG}/gvc/{VS_HOME}/volumeset/",
-        f"//gvc/{VS_HOME}/volumeset/",
-    ),
+    **{k: _gvc_scoped(k) for k in ("volumeset", "workload")},
 }
 TARGET = "tgt"  # covered by every target route (linked and tagged)
 UNCOVERED = "off"  # neither linked nor tagged: only target: all covers it
@@ -390,6 +397,16 @@ def _accessreport(w: World, case: Case, h: dict[str, str]) -> None:
         assert_forbidden(r, "view")
 
 
+@verb("deployments", "view")
+def _deployments(w: World, case: Case, h: dict[str, str]) -> None:
+    kut = KINDS[case.kind]
+    r = w.admin.get(f"{kut.item(TARGET)}/deployment", headers=h)
+    if case.allowed:
+        assert ok(r)["kind"] == "list"
+    else:
+        assert_forbidden(r, "view")
+
+
 # The org: one item, no create or delete (server admin only / never), no -query.
 ORG_PATH = f"/org/{ORG}"
 
@@ -455,8 +472,11 @@ ITEM_VERBS = (
     "eventlog",
     "accessreport",
 )
-ROWS = [(k, v) for k in ("gvc", "domain", "volumeset", "serviceaccount", "group", "policy") for v in ITEM_VERBS]
+ROWS = [
+    (k, v) for k in ("gvc", "domain", "volumeset", "serviceaccount", "group", "policy", "workload") for v in ITEM_VERBS
+]
 ROWS.insert(ROWS.index(("serviceaccount", "delete")) + 1, ("serviceaccount", "addKey"))
+ROWS.append(("workload", "deployments"))
 ROWS += [("org", v) for v in ("org-get", "org-list", "org-patch", "org-eventlog", "org-accessreport")]
 
 

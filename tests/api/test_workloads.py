@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.api.authz_support import assert_forbidden, bearer, service_account_with_key
 from tests.api.conftest import BACKENDS
 from tests.support.server import serving
 
@@ -131,6 +132,28 @@ def test_run_cron_workload_needs_a_cron_workload(api: httpx.Client, unique: str)
     assert refused.status_code == 400 and refused.json()["details"]["errors"][0]["path"] == "type"
     stop = {"type": "stopReplica", "spec": {"location": "aws-us-east-1", "replica": "web-0"}}
     assert api.post(f"/org/acme/gvc/{unique}/workload/web/-command", json=stop).status_code == 201
+
+
+def test_commands_need_their_exec_permission(api: httpx.Client, unique: str) -> None:
+    make_gvc(api, unique)
+    make_workload(api, unique, "web")
+    href = f"/org/acme/gvc/{unique}/workload/web"
+    key = service_account_with_key(api, "acme", f"op-{unique}")
+    grant = {
+        "name": f"view-{unique}",
+        "targetKind": "workload",
+        "targetLinks": [f"//gvc/{unique}/workload/web"],
+        "bindings": [{"permissions": ["view"], "principalLinks": [f"//serviceaccount/op-{unique}"]}],
+    }
+    assert api.post("/org/acme/policy", json=grant).status_code == 201
+    stop = {"type": "stopReplica", "spec": {"location": "aws-us-east-1"}}
+    assert api.get(f"{href}/deployment", headers=bearer(key)).status_code == 200
+    assert_forbidden(api.post(f"{href}/-command", json=stop, headers=bearer(key)), "exec.stopReplica")
+    assert api.get(f"{href}/-command").json()["items"] == []
+    # exec implies exec.stopReplica (kinds.md §1.19).
+    exec_grant = {"bindings": [{"permissions": ["view", "exec"], "principalLinks": [f"//serviceaccount/op-{unique}"]}]}
+    assert api.patch(f"/org/acme/policy/view-{unique}", json=exec_grant).status_code == 200
+    assert api.post(f"{href}/-command", json=stop, headers=bearer(key)).status_code == 201
 
 
 def test_deleting_a_workload_deletes_its_commands(api: httpx.Client, unique: str) -> None:
