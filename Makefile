@@ -42,6 +42,7 @@ test: lint typecheck pytest
 bench: $(STAMP)
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench.authz
+	$(BIN)/python -m bench.workloads
 	$(BIN)/python -m bench.replicas
 	$(BIN)/python -m bench.cli_startup
 

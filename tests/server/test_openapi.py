@@ -27,13 +27,13 @@ from openapi_spec_validator import validate as validate_spec
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from bench.workload_spec import realistic_spec
 from plinth.engine.pipeline import build_candidate
 from plinth.engine.render import client_view, finish_item
 from plinth.kinds import REGISTRY
 from plinth.kinds.base import Item, KindAction, KindContext, KindSpec
 from plinth.kinds.serviceaccount import AddKeyRequest
 from plinth.server.openapi import build_document, openapi_document
-from tests.support.workloads import realistic_spec
 
 ORG = "acme"
 NOW = "2025-01-02T03:04:05.678Z"

@@ -1,4 +1,4 @@
-"""A realistic workload spec, shared by the schema tests and the benchmark: three containers with
+"""A realistic workload spec, shared by the benchmark and the schema tests: three containers with
 probes, env and resources, two volumes, autoscaling and a firewall."""
 
 from __future__ import annotations
