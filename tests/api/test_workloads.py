@@ -311,3 +311,8 @@ def test_without_a_runtime_nothing_is_ready_and_the_deployments_say_why(bare: ht
         assert deployment["status"]["ready"] is False
         assert "no runtime is attached" in deployment["status"]["message"].lower()
         assert deployment["status"]["endpoint"].endswith(".apps.example.net")
+    # The same setting names the GVC target a domain's CNAME points at.
+    route = {"prefix": "/", "workloadLink": "//gvc/main/workload/web"}
+    domain = bare.post("/org/acme/domain", json={"name": "web.example.org", "spec": {"ports": [{"routes": [route]}]}})
+    cnames = [r["value"] for r in domain.json()["status"]["dnsConfig"] if r["type"] == "CNAME"]
+    assert cnames == [f"{gvc['alias']}.t.apps.example.net"]

@@ -20,18 +20,26 @@ from tests.compat.test_typed import (
     test_serviceaccount_create_add_key_get_and_the_key_works,
     test_volumeset_create_get_delete_in_a_gvc,
 )
+from tests.compat.test_workloads import (
+    test_apply_a_stack_waits_until_ready_and_links_resolve,
+    test_cron_start_and_get,
+    test_workload_update_set_and_unset,
+)
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.postgres
 
 __all__ = [
+    "test_apply_a_stack_waits_until_ready_and_links_resolve",
     "test_apply_creates_then_updates_and_delete_from_file_waits_for_404",
     "test_create_from_json_yaml_and_stdin_follows_location",
+    "test_cron_start_and_get",
     "test_errors_reach_cpln_in_its_shape",
     "test_get_over_50_items_prints_the_paging_notice",
     "test_post_put_patch_delete_round_trip",
     "test_serviceaccount_create_add_key_get_and_the_key_works",
     "test_volumeset_create_get_delete_in_a_gvc",
+    "test_workload_update_set_and_unset",
 ]
 
 

@@ -216,6 +216,62 @@ spec:
   ports:
     - port: 80
       targetPort: 8080
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: db
+spec:
+  serviceName: db
+  replicas: 1
+  selector:
+    matchLabels: {app: db}
+  template:
+    metadata:
+      labels: {app: db}
+    spec:
+      containers:
+        - name: postgres
+          image: postgres:16
+          ports:
+            - containerPort: 5432
+          volumeMounts:
+            - name: data
+              mountPath: /var/lib/postgresql/data
+  volumeClaimTemplates:
+    - metadata:
+        name: data
+      spec:
+        accessModes: [ReadWriteOnce]
+        resources:
+          requests:
+            storage: 10Gi
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: report
+spec:
+  schedule: "0 3 * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers:
+            - name: report
+              image: busybox:1.36
+              command: ["sh", "-c", "date"]
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: shared-files
+spec:
+  accessModes: [ReadWriteMany]
+  resources:
+    requests:
+      storage: 20Gi
 """
 
 
@@ -224,9 +280,18 @@ def test_apply_kubernetes_manifests(cpln: Cpln, api: httpx.Client, unique: str, 
     manifest = tmp_path / "k8s.yaml"
     manifest.write_text(K8S)
     ok(cpln("apply", "--k8s", "true", "--file", str(manifest), "--gvc", unique))
-    stored = api.get(f"/org/{ORG}/gvc/{unique}/workload/hello").json()
+    base = f"/org/{ORG}/gvc/{unique}"
+    stored = api.get(f"{base}/workload/hello").json()
     assert stored["spec"]["containers"][0]["image"] == "nginx:1.27"
     assert stored["spec"]["containers"][0]["ports"][0]["number"] == 8080
+    # A StatefulSet's claim template becomes an ext4 volume set its stateful workload mounts.
+    db = api.get(f"{base}/workload/db").json()
+    assert db["spec"]["type"] == "stateful"
+    assert db["spec"]["containers"][0]["volumes"][0]["uri"] == "cpln://volumeset/db-data"
+    assert api.get(f"{base}/volumeset/db-data").json()["status"]["workloadLinks"] == [f"{base}/workload/db"]
+    report = api.get(f"{base}/workload/report").json()
+    assert (report["spec"]["type"], report["spec"]["job"]["schedule"]) == ("cron", "0 3 * * *")
+    assert api.get(f"{base}/volumeset/shared-files").json()["spec"]["initialCapacity"] == 20
 
 
 def test_gvc_delete_force_deletes_its_workloads(cpln: Cpln, api: httpx.Client, unique: str) -> None:

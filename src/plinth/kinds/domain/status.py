@@ -60,7 +60,7 @@ def compute_domain_status(item: Item, ctx: KindContext) -> dict[str, Any]:
     status: dict[str, Any] = {
         "status": overall,
         "endpoints": _endpoints(name, spec, ctx.org),
-        "dnsConfig": dns_config(name, spec, ctx.org, _alias(gvc)),
+        "dnsConfig": dns_config(name, spec, ctx.org, _alias(gvc), ctx.base_domain),
         "locations": _locations(gvc, stage if _terminates_tls(spec) else "ignored"),
         "fingerprint": fingerprint(spec),
     }
