@@ -30,6 +30,8 @@ import json
 import re
 from typing import Any
 
+from plinth.convert.tfbody import gvc_of
+
 API_VERSION = "cpln.io/v1"
 SYSTEM_FIELDS = frozenset(
     {
@@ -59,19 +61,10 @@ def kubernetes_name(name: str) -> tuple[str, dict[str, str]]:
     return cleaned[:253], {"cpln.io/name-replacement": name}
 
 
-def _gvc_of(item: dict[str, Any]) -> str | None:
-    if isinstance(item.get("gvc"), str) and item["gvc"]:
-        return str(item["gvc"])
-    for link in item.get("links") or []:
-        if isinstance(link, dict) and link.get("rel") == "gvc":
-            return str(link.get("href", "")).rsplit("/", 1)[-1]
-    return None
-
-
 def item_to_crd(item: dict[str, Any], org: str) -> dict[str, Any]:
     kind = str(item.get("kind", ""))
     name, annotations = kubernetes_name(str(item.get("name", "")))
-    gvc = _gvc_of(item) if kind in GVC_SCOPED else None
+    gvc = gvc_of(item) if kind in GVC_SCOPED else None
     metadata: dict[str, Any] = {"name": name, "namespace": gvc or org}
     if annotations:
         metadata["annotations"] = annotations

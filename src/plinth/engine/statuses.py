@@ -21,15 +21,10 @@ import orjson
 
 from plinth.engine.references import check_references
 from plinth.kinds.base import Item, KindContext, KindSpec
+from plinth.kinds.links import placement_locations
 from plinth.meta import parse_link
 from plinth.runtime.base import Placement, Runtime
 from plinth.storage.base import Key, Put, Storage
-
-
-def location_names(gvc: Item) -> tuple[str, ...]:
-    """The GVC's locations by name, in placement order, each once."""
-    links = ((gvc.get("spec") or {}).get("staticPlacement") or {}).get("locationLinks") or []
-    return tuple(dict.fromkeys(str(link).rstrip("/").rsplit("/", 1)[-1] for link in links))
 
 
 @dataclass(frozen=True)
@@ -42,7 +37,7 @@ class StatusInputs:
     base_domain: str
 
     def placement(self, item: Item, gvc: Item, href: str) -> Placement:
-        return Placement(item, gvc, href, location_names(gvc), self.base_domain)
+        return Placement(item, gvc, href, placement_locations(gvc), self.base_domain)
 
     async def context(
         self,

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Any
 
 from plinth.meta import parse_link
 
@@ -110,3 +111,10 @@ def link_problem(link: str, org: str, kinds: Iterable[str]) -> str | None:
         if problem is not None:
             return f"'{link}' must name the user by email address: {problem}"
     return None
+
+
+def placement_locations(gvc: dict[str, Any]) -> tuple[str, ...]:
+    """The names of a GVC's locations (``spec.staticPlacement.locationLinks``, last path
+    segment), in placement order, each once: where its workloads and volume sets live."""
+    placed = ((gvc.get("spec") or {}).get("staticPlacement") or {}).get("locationLinks") or []
+    return tuple(dict.fromkeys(str(link).rstrip("/").rsplit("/", 1)[-1] for link in placed))

@@ -20,13 +20,8 @@ from __future__ import annotations
 from typing import Any
 
 from plinth.kinds.base import Item, KindContext
+from plinth.kinds.links import placement_locations
 from plinth.kinds.volumeset.models import SHARED
-
-
-def _location_names(gvc: Item) -> list[str]:
-    links = gvc.get("spec", {}).get("staticPlacement", {}).get("locationLinks", [])
-    names = [link.rstrip("/").rsplit("/", 1)[-1] for link in links]
-    return list(dict.fromkeys(names))
 
 
 def compute_volumeset_status(item: Item, ctx: KindContext) -> dict[str, Any]:
@@ -37,7 +32,8 @@ def compute_volumeset_status(item: Item, ctx: KindContext) -> dict[str, Any]:
     if "id" in parent:
         status["parentId"] = parent["id"]
     status["locations"] = [
-        {"name": name, "volumes": [], "desiredVolumeCount": volumes_per_location} for name in _location_names(parent)
+        {"name": name, "volumes": [], "desiredVolumeCount": volumes_per_location}
+        for name in placement_locations(parent)
     ]
     status["workloadLinks"] = list(ctx.referrers)
     return status

@@ -21,13 +21,9 @@ from __future__ import annotations
 from typing import Any
 
 from plinth.kinds.base import Item, KindContext
+from plinth.kinds.links import placement_locations
 
 INTERNAL_DOMAIN = "cpln.local"
-
-
-def _location_names(gvc: Item) -> list[str]:
-    links = ((gvc.get("spec") or {}).get("staticPlacement") or {}).get("locationLinks") or []
-    return list(dict.fromkeys(str(link).rstrip("/").rsplit("/", 1)[-1] for link in links))
 
 
 def _suspended_at(spec: dict[str, Any], location: str) -> bool:
@@ -38,7 +34,7 @@ def _suspended_at(spec: dict[str, Any], location: str) -> bool:
     return suspended
 
 
-def suspended_status(spec: dict[str, Any], locations: list[str]) -> str:
+def suspended_status(spec: dict[str, Any], locations: tuple[str, ...]) -> str:
     if not locations:
         return "suspended" if (spec.get("defaultOptions") or {}).get("suspend") else "notSuspended"
     flags = [_suspended_at(spec, location) for location in locations]
@@ -53,7 +49,7 @@ def compute_workload_status(item: Item, ctx: KindContext) -> dict[str, Any]:
     gvc = ctx.parent or {}
     name, gvc_name = item["name"], item.get("gvc") or ctx.gvc
     reported = ctx.reported or {"ready": False, "replicas": 0, "message": ""}
-    locations = _location_names(gvc)
+    locations = placement_locations(gvc)
     status: dict[str, Any] = {}
     if "id" in gvc:
         status["parentId"] = gvc["id"]
