@@ -259,6 +259,13 @@ class KindSpec:
     #: Reserved ``cpln/`` tags clients may set on items of this kind, beyond the ones every
     #: kind allows (``meta.CLIENT_SETTABLE_RESERVED_TAGS``).
     reserved_tags: frozenset[str] = frozenset()
+    #: How clients present items of this kind. The client side (``convert/``, ``cli/``) may not
+    #: import kinds, so it implements these and ``tests/kinds/test_presentation.py`` holds the
+    #: two in step: the official Terraform provider's resource (``None``: it has none, and
+    #: ``-o tf`` is a 400; ``""``: not declared, which a served kind may not leave), and the
+    #: column titles of the official CLI's ``-o text`` table.
+    terraform_resource: str | None = ""
+    text_columns: tuple[str, ...] = ()
     #: Permission name -> description; and which permissions each one implies. A kind takes
     #: both from ``plinth.kinds.permissions.PERMISSIONS`` (policies validate bindings there).
     permissions: Mapping[str, str] = field(default_factory=lambda: dict(BASIC_PERMISSIONS))

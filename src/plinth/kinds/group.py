@@ -103,6 +103,8 @@ def forget_member(item: Item, href: str, org: str) -> Item | None:
 
 GROUP = KindSpec(
     name="group",
+    terraform_resource="cpln_group",
+    text_columns=("NAME", "DESCRIPTION", "CREATED", "FILTER", "ORIGIN", "TAGS"),
     scope="org",
     title="Group",
     top_level_model=GroupFields,

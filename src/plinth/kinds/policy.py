@@ -167,6 +167,8 @@ def forget_principal(item: Item, href: str, org: str) -> Item | None:
 
 POLICY = KindSpec(
     name="policy",
+    terraform_resource="cpln_policy",
+    text_columns=("NAME", "DESCRIPTION", "CREATED", "TARGET KIND", "MATCHES", "ORIGIN", "TAGS"),
     scope="org",
     title="Policy",
     top_level_model=PolicyFields,

@@ -56,6 +56,8 @@ def prepare_serviceaccount(item: Item, old: Item | None, ctx: KindContext) -> No
 
 SERVICEACCOUNT = KindSpec(
     name="serviceaccount",
+    terraform_resource="cpln_service_account",
+    text_columns=("NAME", "DESCRIPTION", "CREATED", "ORIGIN", "KEYS", "TAGS"),
     scope="org",
     title="ServiceAccount",
     affects_access=True,

@@ -80,6 +80,8 @@ def validate_user(item: Item, old: Item | None, ctx: KindContext) -> list[FieldE
 
 USER = KindSpec(
     name="user",
+    terraform_resource=None,
+    text_columns=("ID", "FULL NAME", "EMAIL", "CREATED", "IDP", "TAGS"),
     scope="org",
     title="User",
     top_level_model=UserFields,

@@ -27,6 +27,8 @@ from plinth.kinds.permissions import permission_fields
 
 DOMAIN = KindSpec(
     name="domain",
+    terraform_resource="cpln_domain",
+    text_columns=("NAME", "DESCRIPTION", "TAGS"),
     scope="org",
     title="Domain",
     spec_model=DomainSpec,

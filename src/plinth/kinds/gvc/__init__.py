@@ -31,6 +31,8 @@ __all__ = ["GVC", "gvc_alias"]
 
 GVC = KindSpec(
     name="gvc",
+    terraform_resource="cpln_gvc",
+    text_columns=("NAME", "DESCRIPTION", "CREATED", "ALIAS", "DOMAIN", "LOCATIONS", "TAGS"),
     scope="org",
     title="GVC",
     spec_model=GvcSpec,

@@ -45,6 +45,8 @@ def compute_org_status(item: Item, ctx: KindContext) -> dict[str, Any]:
 
 ORG = KindSpec(
     name="org",
+    terraform_resource="cpln_org",
+    text_columns=("NAME", "DESCRIPTION", "LINK", "TAGS"),
     scope="root",
     title="Org",
     spec_model=OrgSpec,

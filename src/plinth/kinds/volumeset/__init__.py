@@ -20,6 +20,8 @@ from plinth.kinds.volumeset.status import compute_volumeset_status
 
 VOLUMESET = KindSpec(
     name="volumeset",
+    terraform_resource="cpln_volume_set",
+    text_columns=("NAME", "DESCRIPTION", "GVC", "CREATED", "PERFORMANCE CLASS", "FILE SYSTEM TYPE", "TAGS"),
     scope="gvc",
     title="VolumeSet",
     spec_model=VolumeSetSpec,

@@ -106,6 +106,8 @@ def validate(item: Item, old: Item | None, ctx: KindContext) -> list[FieldError]
 
 WORKLOAD = KindSpec(
     name="workload",
+    terraform_resource="cpln_workload",
+    text_columns=("NAME", "DESCRIPTION", "GVC", "READY", "CREATED", "ENDPOINT", "TAGS"),
     scope="gvc",
     title="Workload",
     spec_model=WorkloadSpec,
