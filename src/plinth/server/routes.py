@@ -1,27 +1,29 @@
 """Dispatch a parsed API path to the engine, as the authenticated principal. Every kind in the
 registry gets the same routes: a kind's ``verbs`` decide which answer 405, and its declared
-actions and sub-resources (``KindSpec.actions``) are served by ``server/actions.py``.
+actions and sub-resources (``KindSpec.actions``) are served by ``server/actions.py``, and the
+few rules the server applies for some kinds run through their guard (``server/guards.py``).
 Authorization happens inside the engine, where the item is known."""
 
 from __future__ import annotations
 
 import orjson
 
-from plinth.auth.authn import SERVER_ADMIN_META
 from plinth.auth.principal import Principal
 from plinth.engine import identity, listing
 from plinth.engine.access import Access, OwnOrgOnly
 from plinth.engine.paging import page_size
 from plinth.engine.requestinfo import RequestInfo
 from plinth.engine.service import WriteResult
-from plinth.errors import Conflict, Forbidden, MethodNotAllowed, NotFound, Unauthorized
+from plinth.errors import MethodNotAllowed, NotFound, Unauthorized
 from plinth.kinds.base import KindSpec
 from plinth.server import actions
-from plinth.server.bootstrap import seed_org
+from plinth.server.guards import GUARDS, KindGuard
 from plinth.server.http import Request
 from plinth.server.reply import Reply, Services
 
 __all__ = ["Reply", "Services", "access_for", "allowed_methods", "dispatch"]
+
+NO_GUARD = KindGuard()
 
 
 def _write_reply(result: WriteResult, dry_run: bool) -> Reply:
@@ -43,39 +45,16 @@ async def access_for(svc: Services, who: Principal, info: RequestInfo) -> Access
     return access
 
 
-async def _guard_server_admin_account(
-    svc: Services, req: Request, info: RequestInfo, body: object, who: Principal
-) -> None:
-    """The service account holding the server-admin right is an org's item, but a key of it acts
-    in every org: only the server admin may add or drop its keys or change it, and nobody may
-    delete it (an account made again under its name would take the right over)."""
-    name = info.name
-    if name is None and req.method == "PUT" and isinstance(body, dict):
-        name = body.get("name") if isinstance(body.get("name"), str) else None
-    if name is None or req.method == "GET":
-        return
-    holder = await svc.engine.storage.get_meta(SERVER_ADMIN_META)
-    if holder != f"/org/{info.org}/serviceaccount/{name}":
-        return
-    if not who.server_admin:
-        raise Forbidden(
-            "Only the server admin may change the service account holding the server-admin right",
-            {"permission": "server-admin", "kind": "serviceaccount", "link": holder},
-        )
-    if req.method == "DELETE":
-        raise Conflict(
-            f"Service account '{name}' holds the server-admin right and cannot be deleted",
-            {"kind": "serviceaccount", "name": name},
-        )
-
-
 async def dispatch(svc: Services, req: Request, info: RequestInfo, body: object, who: Principal) -> Reply:
     access = await access_for(svc, who, info)
-    if info.kind == "serviceaccount" and info.org is not None:
-        await _guard_server_admin_account(svc, req, info, body, who)
+    guard = GUARDS.get(info.kind, NO_GUARD)
+    await guard.before(svc, req, info, body, who)
     if info.action is None:
-        return await _verb(svc, req, info, body, who, access)
-    return await _action(svc, req, info, body, access)
+        reply = await _verb(svc, req, info, body, access)
+    else:
+        reply = await _action(svc, req, info, body, access)
+    await guard.after(svc, req, info, reply)
+    return reply
 
 
 #: The methods of an item and of a collection, with the verb each needs (``KindSpec.verbs``).
@@ -108,18 +87,14 @@ def _check_method(svc: Services, req: Request, info: RequestInfo) -> None:
     raise MethodNotAllowed(f"{req.method} is not supported on {where} of kind '{kind.name}'", detail)
 
 
-async def _verb(svc: Services, req: Request, info: RequestInfo, body: object, who: Principal, access: Access) -> Reply:
+async def _verb(svc: Services, req: Request, info: RequestInfo, body: object, access: Access) -> Reply:
     _check_method(svc, req, info)
     engine, method, dry_run = svc.engine, req.method, req.flag("dryRun")
-    if info.kind == "org" and method in ("POST", "PUT") and not who.server_admin:
-        raise Forbidden("Creating or replacing an org needs the server-admin right", {"permission": "org.create"})
     if info.is_item:
         if method == "GET":
             return Reply(200, await engine.get(info, access))
         if method == "PUT":
-            return await _created_org_seeded(
-                svc, info, _write_reply(await engine.upsert(info, body, access, dry_run), dry_run)
-            )
+            return _write_reply(await engine.upsert(info, body, access, dry_run), dry_run)
         if method == "PATCH":
             return _write_reply(await engine.patch(info, body, access, dry_run), dry_run)
         if method == "DELETE":
@@ -130,21 +105,10 @@ async def _verb(svc: Services, req: Request, info: RequestInfo, body: object, wh
         limit = page_size(req.param("limit"))
         return Reply(200, await listing.list_items(engine, info, limit, req.param("cursor"), access))
     if method == "POST":
-        return await _created_org_seeded(
-            svc, info, _write_reply(await engine.create(info, body, access, dry_run), dry_run)
-        )
+        return _write_reply(await engine.create(info, body, access, dry_run), dry_run)
     if method == "PUT":
-        return await _created_org_seeded(
-            svc, info, _write_reply(await engine.upsert(info, body, access, dry_run), dry_run)
-        )
+        return _write_reply(await engine.upsert(info, body, access, dry_run), dry_run)
     raise MethodNotAllowed(f"{method} is not supported on a collection", {"allow": "GET, POST, PUT"})
-
-
-async def _created_org_seeded(svc: Services, info: RequestInfo, reply: Reply) -> Reply:
-    """A new org gets its built-in groups, policies and admin service account at once."""
-    if info.kind == "org" and reply.status == 201:
-        await seed_org(svc.engine, orjson.loads(reply.body)["name"])
-    return reply
 
 
 async def _action(svc: Services, req: Request, info: RequestInfo, body: object, access: Access) -> Reply:
