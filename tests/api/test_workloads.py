@@ -156,6 +156,33 @@ def test_commands_need_their_exec_permission(api: httpx.Client, unique: str) -> 
     assert api.post(f"{href}/-command", json=stop, headers=bearer(key)).status_code == 201
 
 
+def test_a_direct_load_balancer_needs_configure_load_balancer_which_edit_does_not_give(
+    api: httpx.Client, unique: str
+) -> None:
+    make_gvc(api, unique)
+    make_workload(api, unique, "web")
+    href = f"/org/acme/gvc/{unique}/workload/web"
+    key = service_account_with_key(api, "acme", f"lb-{unique}")
+    principal = f"//serviceaccount/lb-{unique}"
+    grant = {
+        "name": f"lb-{unique}",
+        "targetKind": "workload",
+        "targetLinks": [f"//gvc/{unique}/workload/web"],
+        "bindings": [{"permissions": ["edit"], "principalLinks": [principal]}],
+    }
+    assert api.post("/org/acme/policy", json=grant).status_code == 201
+    assert api.patch(href, json={"description": "edited"}, headers=bearer(key)).status_code == 200
+    direct = {"enabled": True, "ports": [{"externalPort": 5432, "protocol": "TCP", "containerPort": 8080}]}
+    change = {"spec": {"loadBalancer": {"direct": direct}}}
+    assert_forbidden(api.patch(href, json=change, headers=bearer(key)), "configureLoadBalancer")
+    assert "loadBalancer" not in api.get(href).json()["spec"]
+    more = {"bindings": [{"permissions": ["edit", "configureLoadBalancer"], "principalLinks": [principal]}]}
+    assert api.patch(f"/org/acme/policy/lb-{unique}", json=more).status_code == 200
+    done = api.patch(href, json=change, headers=bearer(key))
+    assert done.status_code == 200, done.text
+    assert done.json()["spec"]["loadBalancer"]["direct"]["enabled"] is True
+
+
 def test_deleting_a_workload_deletes_its_commands(api: httpx.Client, unique: str) -> None:
     make_gvc(api, unique)
     make_workload(api, unique, "nightly", type="cron", job={"schedule": "0 3 * * *"})

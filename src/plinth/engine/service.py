@@ -325,6 +325,9 @@ class Engine:
         candidate, errors = pipeline.build_candidate(t.kind, stripped, old, ctx, t.name, system)
         if old is None:
             require(w.access, t.kind, "create", t.href, None, lambda: candidate)  # judged on this candidate
+        stamp = stamp_of(old_record) if old_record is not None else None
+        for permission in t.kind.write_permissions(candidate, old) if not errors else ():
+            require(w.access, t.kind, permission, t.href, stamp, lambda: candidate)
         refs = t.kind.references(candidate, t.org) if not errors else []
         ref_errors, resolved, hrefs = await check_references(self.storage, self.kinds, t.org, refs, {})
         errors += ref_errors

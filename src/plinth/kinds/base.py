@@ -116,6 +116,10 @@ def _no_resolved_errors(item: Item, ctx: KindContext) -> list[FieldError]:
     return []
 
 
+def _no_extra_permissions(item: Item, old: Item | None) -> tuple[str, ...]:
+    return ()
+
+
 def default_name_rule(name: str) -> str | None:
     """The common name rule (api.md §1); returns a message, or ``None`` when the name is fine."""
     from plinth.meta import NAME_MAX, NAME_PATTERN
@@ -199,6 +203,9 @@ class KindSpec:
       checks them, resolves them into ``ctx.resolved``, indexes them so that a change of
       a target can refresh the status of items listing it in ``status_inputs``.
     - ``name_rule(name) -> str | None``: a message when the name is not allowed.
+    - ``write_permissions(item, old) -> tuple[str, ...]``: permissions this write needs beyond
+      ``create``/``edit`` (a workload whose direct load balancer changes needs
+      ``configureLoadBalancer``); pure, and judged on the built candidate.
     - ``validate_resolved(item, ctx) -> list[FieldError]``: rules on the items the references
       resolve to (``ctx.resolved``), run after ``validate`` and the reference check; pure.
     - ``forget(item, href, org) -> Item | None``: ``item`` without its links to ``href``, an
@@ -239,6 +246,7 @@ class KindSpec:
     compute_status: Callable[[Item, KindContext], dict[str, Any]] = _empty_status
     references: Callable[[Item, str], list[Reference]] = _no_references
     validate_resolved: Callable[[Item, KindContext], list[FieldError]] = _no_resolved_errors
+    write_permissions: Callable[[Item, Item | None], tuple[str, ...]] = _no_extra_permissions
     forget: Callable[[Item, str, str], Item | None] | None = None
     #: Kinds whose change refreshes the status of items of this kind that reference them.
     status_inputs: frozenset[str] = frozenset()

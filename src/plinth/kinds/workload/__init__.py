@@ -104,6 +104,14 @@ def validate(item: Item, old: Item | None, ctx: KindContext) -> list[FieldError]
     return validate_workload(item, old, ctx) + identity_link_errors(item, ctx)
 
 
+def write_permissions(item: Item, old: Item | None) -> tuple[str, ...]:
+    """Changing the direct load balancer (an external address, billed) needs
+    ``configureLoadBalancer``, which ``edit`` does not imply (kinds.md §1.12)."""
+    direct = (item["spec"].get("loadBalancer") or {}).get("direct")
+    before = (((old or {}).get("spec") or {}).get("loadBalancer") or {}).get("direct")
+    return ("configureLoadBalancer",) if direct != before else ()
+
+
 WORKLOAD = KindSpec(
     name="workload",
     terraform_resource="cpln_workload",
@@ -119,6 +127,7 @@ WORKLOAD = KindSpec(
     validate=validate,
     references=workload_references,
     validate_resolved=validate_workload_links,
+    write_permissions=write_permissions,
     compute_status=compute_workload_status,
     status_inputs=frozenset({"gvc"}),
     protects=frozenset({"volumeset"}),
