@@ -343,3 +343,33 @@ def test_without_a_runtime_nothing_is_ready_and_the_deployments_say_why(bare: ht
     domain = bare.post("/org/acme/domain", json={"name": "web.example.org", "spec": {"ports": [{"routes": [route]}]}})
     cnames = [r["value"] for r in domain.json()["status"]["dnsConfig"] if r["type"] == "CNAME"]
     assert cnames == [f"{gvc['alias']}.t.apps.example.net"]
+
+
+def test_workloads_mounting_one_volume_set_at_once_are_all_listed(api: httpx.Client, unique: str) -> None:
+    """Writers race to refresh the same volume set's status; none of them may be lost."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    make_gvc(api, unique)
+    base = f"/org/acme/gvc/{unique}"
+    files = {"name": "files", "spec": {"initialCapacity": 10, "fileSystemType": "shared"}}
+    assert api.post(f"{base}/volumeset", json=files).status_code == 201
+    mount = {"name": "app", "image": "nginx:latest", "volumes": [{"uri": "cpln://volumeset/files", "path": "/data"}]}
+    names = [f"w{i:02d}" for i in range(12)]
+
+    def create(name: str) -> int:
+        with httpx.Client(base_url=str(api.base_url), headers=dict(api.headers)) as own:
+            return own.post(f"{base}/workload", json={"name": name, "spec": {"containers": [mount]}}).status_code
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        assert list(pool.map(create, names)) == [201] * len(names)
+    listed = api.get(f"{base}/volumeset/files").json()["status"]["workloadLinks"]
+    assert listed == [f"{base}/workload/{name}" for name in names]
+
+    def delete(name: str) -> int:
+        with httpx.Client(base_url=str(api.base_url), headers=dict(api.headers)) as own:
+            return own.delete(f"{base}/workload/{name}").status_code
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        assert list(pool.map(delete, names[:6])) == [202] * 6
+    listed = api.get(f"{base}/volumeset/files").json()["status"]["workloadLinks"]
+    assert listed == [f"{base}/workload/{name}" for name in names[6:]]

@@ -369,11 +369,18 @@ class Engine:
         )
         before = set(await self._links_of(t.kind, old, t.org)) if old is not None else set()
         ops += await self.statuses.refresh_referenced(t.kind, t.org, t.href, before, set(hrefs), now)
-        return await self._commit(t, ops, result, pinned=w.expected is not None)
+        committed = await self._commit(t, ops, result, pinned=w.expected is not None)
+        if committed is not None and self._feeds_referrers(t.kind):
+            await self.statuses.settle(t.kind, t.org, before | set(hrefs), now)
+        return committed
+
+    def _feeds_referrers(self, kind: KindSpec) -> bool:
+        """Whether items of ``kind`` feed other items' status by linking to them."""
+        return any(kind.name in k.status_referrers for k in self.kinds.values())
 
     async def _links_of(self, kind: KindSpec, item: Item, org: str) -> list[str]:
         """The full links ``item`` holds (for refreshing what it stops linking to)."""
-        if not any(kind.name in k.status_referrers for k in self.kinds.values()):
+        if not self._feeds_referrers(kind):
             return []
         _, _, hrefs = await check_references(self.storage, self.kinds, org, kind.references(item, org), {})
         return hrefs
@@ -425,6 +432,8 @@ class Engine:
             linked = set(await self._links_of(t.kind, item, t.org))
             ops += await self.statuses.refresh_referenced(t.kind, t.org, t.href, linked, set(), now)
             if await self._commit(t, ops, WriteResult(202, b""), pinned=False) is not None:
+                if linked:
+                    await self.statuses.settle(t.kind, t.org, linked, now)
                 return
         raise Conflict("The item is changing too fast to delete; retry", {"name": t.name})
 

@@ -24,7 +24,10 @@ from plinth.kinds.base import Item, KindContext, KindSpec
 from plinth.kinds.links import placement_locations
 from plinth.meta import parse_link
 from plinth.runtime.base import Placement, Runtime
-from plinth.storage.base import Key, Put, Storage
+from plinth.storage.base import Key, Put, Storage, StorageError
+
+#: Reads and rewrites of one target before ``settle`` leaves it to the next writer.
+SETTLE_ROUNDS = 10
 
 
 @dataclass(frozen=True)
@@ -68,27 +71,55 @@ class StatusInputs:
         self, changed: KindSpec, org: str, href: str, before: set[str], after: set[str], now: str
     ) -> list[Put]:
         """Status-only rewrites of the items ``href`` links to (``after``) or linked to
-        (``before``) whose kind lists ``changed`` in ``status_referrers``."""
+        (``before``) whose kind lists ``changed`` in ``status_referrers``, for the write's own
+        transaction (``href`` counts as linking to what is in ``after``)."""
         ops: list[Put] = []
         for target in sorted(before | after):
-            link = parse_link(target, org)
-            kind = self.kinds.get(link.kind) if link is not None else None
-            if link is None or kind is None or changed.name not in kind.status_referrers:
-                continue
-            key = Key(org, kind.name, (link.gvc or "") if kind.scope == "gvc" else "", link.name)
-            record = await self.storage.get(key, fresh=True)
-            if record is None:
-                continue
-            item = orjson.loads(record.doc)
-            parent = await self._parent(kind, org, item)
-            _, resolved, hrefs = await check_references(self.storage, self.kinds, org, kind.references(item, org), {})
-            base = KindContext(org=org, now=now, gvc=item.get("gvc"), parent=parent, resolved=resolved, id=item["id"])
-            ctx = await self.context(kind, base, item, target, {href: target in after})
-            status = kind.compute_status(item, ctx)
-            if status != item.get("status"):
-                item["status"] = status
-                ops.append(Put(replace(record, doc=orjson.dumps(item)), record.version, tuple(hrefs)))
+            op = await self._refreshed(changed, org, target, now, {href: target in after})
+            if op is not None:
+                ops.append(op)
         return ops
+
+    async def settle(self, changed: KindSpec, org: str, targets: set[str], now: str) -> None:
+        """After a commit, make the targets' statuses agree with the links now stored.
+
+        Status rewrites keep the item's version, so two writers that refreshed the same target
+        from what each read before committing can leave the one that committed second without
+        the other's link. Every writer settles its targets after its commit, until a read finds
+        the stored status right: the last writer to settle has read every committed link."""
+        for target in sorted(targets):
+            for _ in range(SETTLE_ROUNDS):
+                op = await self._refreshed(changed, org, target, now, None)
+                if op is None:
+                    break
+                try:
+                    await self.storage.commit([op])
+                except StorageError as exc:
+                    if exc.code == "unavailable":
+                        raise
+                    # The target changed or went meanwhile: read it again.
+
+    async def _refreshed(
+        self, changed: KindSpec, org: str, target: str, now: str, pending: Mapping[str, bool] | None
+    ) -> Put | None:
+        link = parse_link(target, org)
+        kind = self.kinds.get(link.kind) if link is not None else None
+        if link is None or kind is None or changed.name not in kind.status_referrers:
+            return None
+        key = Key(org, kind.name, (link.gvc or "") if kind.scope == "gvc" else "", link.name)
+        record = await self.storage.get(key, fresh=True)
+        if record is None:
+            return None
+        item = orjson.loads(record.doc)
+        parent = await self._parent(kind, org, item)
+        _, resolved, hrefs = await check_references(self.storage, self.kinds, org, kind.references(item, org), {})
+        base = KindContext(org=org, now=now, gvc=item.get("gvc"), parent=parent, resolved=resolved, id=item["id"])
+        ctx = await self.context(kind, base, item, target, pending)
+        status = kind.compute_status(item, ctx)
+        if status == item.get("status"):
+            return None
+        item["status"] = status
+        return Put(replace(record, doc=orjson.dumps(item)), record.version, tuple(hrefs))
 
     async def _parent(self, kind: KindSpec, org: str, item: Item) -> Item | None:
         if kind.scope != "gvc" or not item.get("gvc"):
