@@ -373,3 +373,25 @@ def test_workloads_mounting_one_volume_set_at_once_are_all_listed(api: httpx.Cli
         assert list(pool.map(delete, names[:6])) == [202] * 6
     listed = api.get(f"{base}/volumeset/files").json()["status"]["workloadLinks"]
     assert listed == [f"{base}/workload/{name}" for name in names[6:]]
+
+
+def test_workloads_a_domain_routes_to_arriving_at_once_clear_its_warning(api: httpx.Client, unique: str) -> None:
+    """Each workload's write refreshes the domain's status from what it read; the last must win."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    make_gvc(api, unique)
+    names = [f"w{i:02d}" for i in range(8)]
+    routes = [{"prefix": f"/{name}", "workloadLink": f"//gvc/{unique}/workload/{name}"} for name in names]
+    domain = f"{unique}.example.com"
+    assert (
+        api.post("/org/acme/domain", json={"name": domain, "spec": {"ports": [{"routes": routes}]}}).status_code == 201
+    )
+
+    def create(name: str) -> int:
+        with httpx.Client(base_url=str(api.base_url), headers=dict(api.headers)) as own:
+            body = {"name": name, "spec": {"containers": [container()]}}
+            return own.post(f"/org/acme/gvc/{unique}/workload", json=body).status_code
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        assert list(pool.map(create, names)) == [201] * len(names)
+    assert "warning" not in api.get(f"/org/acme/domain/{domain}").json()["status"]

@@ -17,8 +17,9 @@ import orjson
 from plinth.auth.generation import bump as bump_access_generation
 from plinth.engine import pipeline
 from plinth.engine.access import Access, Unrestricted, require, stamp_of
+from plinth.engine.deletes import guard_children, guard_protected, owned_deletes
 from plinth.engine.patch import apply_patch
-from plinth.engine.references import check_references, child_names, normalise_links, refresh_dependants
+from plinth.engine.references import check_references, normalise_links, refresh_dependants
 from plinth.engine.render import (
     client_view,
     event_doc,
@@ -45,7 +46,6 @@ from plinth.meta import PROTECTED_TAG
 from plinth.runtime.base import Runtime
 from plinth.runtime.simulated import SimulatedRuntime
 from plinth.storage.base import AppendEvent, Delete, Key, Operation, Put, Record, Storage, StorageError
-from plinth.storage.query import ListRequest, PageStart
 
 MAX_ATTEMPTS = 50
 #: Item paths whose resolved :class:`Target` an engine keeps (all are dropped when full).
@@ -370,8 +370,10 @@ class Engine:
         before = set(await self._links_of(t.kind, old, t.org)) if old is not None else set()
         ops += await self.statuses.refresh_referenced(t.kind, t.org, t.href, before, set(hrefs), now)
         committed = await self._commit(t, ops, result, pinned=w.expected is not None)
-        if committed is not None and self._feeds_referrers(t.kind):
-            await self.statuses.settle(t.kind, t.org, before | set(hrefs), now)
+        if committed is not None:
+            await self.statuses.settle_dependants(t.kind, t.org, t.href, t.name, item, now)
+            if self._feeds_referrers(t.kind):
+                await self.statuses.settle(t.kind, t.org, before | set(hrefs), now)
         return committed
 
     def _feeds_referrers(self, kind: KindSpec) -> bool:
@@ -414,8 +416,8 @@ class Engine:
                     {"kind": t.kind.name, "name": t.name},
                 )
             if any(k.scope == t.kind.name for k in self.kinds.values()):
-                await self._guard_children(t)
-            await self._guard_protected(t)
+                await guard_children(self.storage, self.kinds, t.kind, t.org, t.name)
+            await guard_protected(self.storage, self.kinds, t.kind, t.org, t.name, t.href)
             now = self.clock()
             forgotten = await self._forget(t, access.principal_link, now)
             if dry_run:
@@ -423,7 +425,7 @@ class Engine:
             event_id, event = event_doc("deleted", t.href, record.version, access.principal_link, now)
             ops: list[Operation] = [Delete(t.key, record.version), AppendEvent(t.key, event_id, now, event)]
             ops += forgotten
-            ops += await self._owned_deletes(t)
+            ops += await owned_deletes(self.storage, t.kind, t.org, t.gvc, t.name)
             if t.kind.affects_access or forgotten:
                 ops.append(bump_access_generation())
             ops += await refresh_dependants(
@@ -432,6 +434,7 @@ class Engine:
             linked = set(await self._links_of(t.kind, item, t.org))
             ops += await self.statuses.refresh_referenced(t.kind, t.org, t.href, linked, set(), now)
             if await self._commit(t, ops, WriteResult(202, b""), pinned=False) is not None:
+                await self.statuses.settle_dependants(t.kind, t.org, t.href, t.name, None, now)
                 if linked:
                     await self.statuses.settle(t.kind, t.org, linked, now)
                 return
@@ -474,42 +477,6 @@ class Engine:
                     AppendEvent(record.key, event_id, now, event),
                 ]
         return ops
-
-    async def _guard_protected(self, t: Target) -> None:
-        """409 while items of kinds that protect this one link to it (``KindSpec.protects``)."""
-        guards = [k.name for k in self.kinds.values() if t.kind.name in k.protects]
-        if not guards:
-            return
-        holders = await self.storage.referrers(t.org, t.href, guards)
-        if holders:
-            names = [f"{r.key.kind}/{r.key.name}" for r in holders[:20]]
-            raise Conflict(
-                f"{t.kind.title} '{t.name}' is in use by {', '.join(names)}; change or delete them first",
-                {"kind": t.kind.name, "name": t.name, "dependants": names},
-            )
-
-    async def _owned_deletes(self, t: Target) -> list[Operation]:
-        """Deletes of the records stored under ``t`` (``KindSpec.owned_records``)."""
-        ops: list[Operation] = []
-        parent = f"{t.gvc}/{t.name}" if t.gvc else t.name
-        for record_kind in t.kind.owned_records:
-            start: PageStart | None = None
-            while True:
-                page = await self.storage.list_page(ListRequest(t.org, record_kind, parent, limit=500, start=start))
-                ops += [Delete(r.key, r.version) for r in page]
-                if len(page) < 500:
-                    break
-                start = PageStart(page[-1].key.parent, page[-1].key.name)
-        return ops
-
-    async def _guard_children(self, t: Target) -> None:
-        children = await child_names(self.storage, self.kinds, t.kind.name, t.org, t.name)
-        if children:
-            shown = ", ".join(children[:20]) + (" and more" if len(children) > 20 else "")
-            raise Conflict(
-                f"{t.kind.title} '{t.name}' still holds {shown}; delete them first",
-                {"kind": t.kind.name, "name": t.name, "dependants": children[:20]},
-            )
 
 
 def _unchanged(kind: KindSpec, candidate: Item, old: Item) -> bool:

@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from plinth.engine.references import check_references
+from plinth.engine.references import check_references, refresh_dependants
 from plinth.kinds.base import Item, KindContext, KindSpec
 from plinth.kinds.links import placement_locations
 from plinth.meta import parse_link
@@ -86,18 +86,45 @@ class StatusInputs:
         Status rewrites keep the item's version, so two writers that refreshed the same target
         from what each read before committing can leave the one that committed second without
         the other's link. Every writer settles its targets after its commit, until a read finds
-        the stored status right: the last writer to settle has read every committed link."""
-        for target in sorted(targets):
+        the stored status right: the last writer to settle has read every committed link. The
+        write is committed already, so a store that stops answering ends the settling quietly
+        (the client must not retry a write that was made)."""
+        try:
+            for target in sorted(targets):
+                for _ in range(SETTLE_ROUNDS):
+                    op = await self._refreshed(changed, org, target, now, None)
+                    if op is None:
+                        break
+                    await _committed([op], self.storage)  # then read again: it may have lost a race
+        except StorageError as exc:
+            # The write is committed; an unreachable store leaves the status to the next writer.
+            if exc.code != "unavailable":
+                raise
+
+    async def settle_dependants(
+        self, changed: KindSpec, org: str, href: str, name: str, item: Item | None, now: str
+    ) -> None:
+        """After a commit, make the statuses that depend on ``href`` agree with what is stored.
+
+        A dependant's status was refreshed in the write's transaction from what the write read
+        before committing; a concurrent write of another item it depends on may have done the
+        same from an older read (a domain routed to two workloads created at once). Status
+        rewrites keep the version, so the later commit wins whatever it read: every writer
+        checks its dependants again after its commit, until a read finds them right."""
+        if not any(changed.name in k.status_inputs for k in self.kinds.values()):
+            return
+        try:
             for _ in range(SETTLE_ROUNDS):
-                op = await self._refreshed(changed, org, target, now, None)
-                if op is None:
-                    break
-                try:
-                    await self.storage.commit([op])
-                except StorageError as exc:
-                    if exc.code == "unavailable":
-                        raise
-                    # The target changed or went meanwhile: read it again.
+                ops = await refresh_dependants(
+                    self.storage, self.kinds, changed, org, href, name, item, now, self.context
+                )
+                if not ops:
+                    return
+                await _committed(ops, self.storage)  # then read again: it may have lost a race
+        except StorageError as exc:
+            # The write is committed; an unreachable store leaves the status to the next writer.
+            if exc.code != "unavailable":
+                raise
 
     async def _refreshed(
         self, changed: KindSpec, org: str, target: str, now: str, pending: Mapping[str, bool] | None
@@ -126,6 +153,17 @@ class StatusInputs:
             return None
         record = await self.storage.get(Key(org, "gvc", "", item["gvc"]))
         return orjson.loads(record.doc) if record is not None else None
+
+
+async def _committed(ops: list[Put], storage: Storage) -> bool:
+    """Commit status rewrites; ``False`` when one lost a race (read again and retry)."""
+    try:
+        await storage.commit(ops)
+    except StorageError as exc:
+        if exc.code == "unavailable":
+            raise
+        return False
+    return True
 
 
 def _href_of(kinds: Mapping[str, KindSpec], key: Key) -> str:
