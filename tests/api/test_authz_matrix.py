@@ -10,6 +10,9 @@ kind's actions. Columns are principals, each holding ONE permission (or none) th
   tag) or ``all`` (``target: all``);
 - what it holds: view, create, edit, delete, addKey or manage.
 
+Locations are BYOK locations (the catalog's built-ins are listed beside them); a location has
+no ``delete`` permission (kinds.md §4.3), so its delete row needs ``manage``.
+
 Each row runs, on every route, the principal holding exactly the permission the verb needs and
 one holding a permission that does not imply it; on ``sa-all`` and ``grp-link`` every held
 permission runs, which checks the implications (manage gives everything, edit gives view,
@@ -65,7 +68,11 @@ PERMISSIONS = {
     "policy": BASIC,
     "workload": BASIC | {"connect", "exec", "exec.runCronWorkload", "exec.stopReplica", "configureLoadBalancer"},
     "org": ORG_PERMISSIONS,
+    # kinds.md §4.3 and §11: no delete, and use (placing GVCs there); deleting needs manage.
+    "location": (BASIC - {"delete"}) | {"use"},
 }
+#: The permission a delete needs, where it is not ``delete``.
+DELETE_NEEDS = {"location": "manage"}
 
 
 def implied(kind: str, held: str) -> frozenset[str]:
@@ -134,6 +141,8 @@ class KindUnderTest:
             body["spec"] = {"containers": [{"name": "app", "image": "nginx:1.27"}]}
         if self.kind == "policy":
             body["targetKind"] = "gvc"
+        if self.kind == "location":
+            body["provider"] = "byok"  # as ``cpln location create`` sends it
         return body
 
 
@@ -152,7 +161,7 @@ def _gvc_scoped(kind: str) -> KindUnderTest:
 
 
 KINDS = {
-    **{k: _org_scoped(k) for k in ("gvc", "domain", "serviceaccount", "group", "policy")},
+    **{k: _org_scoped(k) for k in ("gvc", "domain", "serviceaccount", "group", "policy", "location")},
     **{k: _gvc_scoped(k) for k in ("volumeset", "workload")},
 }
 TARGET = "tgt"  # covered by every target route (linked and tagged)
@@ -218,7 +227,7 @@ def world(server: ServerProcess, api: httpx.Client, issuer: Issuer) -> World:
     for kut in KINDS.values():
         ok(api.post(kut.collection, json=kut.body(TARGET, TAG)), 201)
         ok(api.post(kut.collection, json=kut.body(UNCOVERED, {})), 201)
-        for col in columns_for("delete"):
+        for col in columns_for(delete_verb(kut.kind)):
             ok(api.post(kut.collection, json=kut.body(deletable_name(col), TAG)), 201)
     tokens = {}
     for col in COLUMNS:
@@ -348,8 +357,12 @@ def _patch(w: World, case: Case, h: dict[str, str]) -> None:
         assert ok(w.admin.get(kut.item(TARGET)))["description"] != description
 
 
-@verb("delete", "delete")
-def _delete(w: World, case: Case, h: dict[str, str]) -> None:
+def delete_verb(kind: str) -> str:
+    """The row that deletes items of ``kind``: ``delete``, or ``delete-manage`` (location)."""
+    return "delete-manage" if DELETE_NEEDS.get(kind) == "manage" else "delete"
+
+
+def _check_delete(w: World, case: Case, h: dict[str, str]) -> None:
     kut = KINDS[case.kind]
     path = kut.item(deletable_name(case.col))
     r = w.admin.delete(path, headers=h)
@@ -357,8 +370,12 @@ def _delete(w: World, case: Case, h: dict[str, str]) -> None:
         assert r.status_code == 202, r.text
         assert w.admin.get(path).status_code == 404
     else:
-        assert_forbidden(r, "delete")
+        assert_forbidden(r, VERBS[case.verb][0])
         assert ok(w.admin.get(path))["name"] == kut.name(deletable_name(case.col))
+
+
+verb("delete", "delete")(_check_delete)
+verb("delete-manage", "manage")(_check_delete)
 
 
 @verb("addKey", "addKey")
@@ -475,13 +492,14 @@ ITEM_VERBS = (
 ROWS = [
     (k, v) for k in ("gvc", "domain", "volumeset", "serviceaccount", "group", "policy", "workload") for v in ITEM_VERBS
 ]
+ROWS += [("location", delete_verb("location") if v == "delete" else v) for v in ITEM_VERBS]
 ROWS.insert(ROWS.index(("serviceaccount", "delete")) + 1, ("serviceaccount", "addKey"))
 ROWS.append(("workload", "deployments"))
 ROWS += [("org", v) for v in ("org-get", "org-list", "org-patch", "org-eventlog", "org-accessreport")]
 
 
 #: For each permission a verb needs, a permission that does not imply it (the "without" column).
-WITHOUT = {"view": "delete", "create": "edit", "edit": "view", "delete": "edit", "addKey": "edit"}
+WITHOUT = {"view": "delete", "create": "edit", "edit": "view", "delete": "edit", "addKey": "edit", "manage": "edit"}
 #: The routes on which every held permission runs (the implications).
 EVERY_HELD_ON = {("sa", "all"), ("grp", "link")}
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import re
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from plinth.errors import FieldError
 from plinth.kinds import REGISTRY
 from plinth.kinds.base import Item, KindContext
 from plinth.kinds.gvc import GVC, gvc_alias
+from plinth.kinds.links import gvc_locations
 
 GVC_ID = "0b6f5a8e-2f7c-4c1e-9a55-7d1c2b3a4f60"
 CTX = KindContext(org="acme", now="2026-01-01T00:00:00.000Z", id=GVC_ID)
@@ -120,7 +122,7 @@ def test_declaration() -> None:
     assert {"id", "name", "alias", "spec.staticPlacement.locationLinks"} <= set(GVC.query_properties)
 
 
-def test_references_cover_every_link_and_none_must_exist() -> None:
+def test_references_cover_every_link_and_only_locations_must_exist() -> None:
     item, _ = write(copy.deepcopy(MAXIMAL_SPEC))
     refs = GVC.references(item, "acme")
     assert [(r.path, r.link, r.kinds) for r in refs] == [
@@ -133,7 +135,7 @@ def test_references_cover_every_link_and_none_must_exist() -> None:
         ("spec.keda.identityLink", "//gvc/main/identity/keda", frozenset({"identity"})),
         ("spec.aliasWorkloadLink", "//gvc/main/workload/web", frozenset({"workload"})),
     ]
-    assert not any(r.must_exist for r in refs)
+    assert [r.must_exist for r in refs] == [True] * 3 + [False] * 5
 
 
 def test_an_empty_gvc_holds_no_references() -> None:
@@ -224,12 +226,21 @@ def test_location_options_must_tune_placed_locations_unless_placement_is_a_query
                 "context": {"a": 1},
                 "spec": {
                     "match": "any",
-                    "terms": [{"op": "!exists", "tag": "a"}, {"op": ">=", "property": "n", "value": 2}],
+                    "terms": [{"op": "!exists", "tag": "a"}, {"op": ">=", "property": "region", "value": "m"}],
                     "sort": {"by": "name", "order": "desc"},
                 },
             },
             [],
         ),
+        ({"spec": {"terms": [{"property": "spec.enabled", "value": True}]}}, []),
+        (
+            {"spec": {"terms": [{"property": "colour", "value": "red"}], "sort": {"by": "size"}}},
+            [
+                "spec.staticPlacement.locationQuery.spec.terms[0].property",
+                "spec.staticPlacement.locationQuery.spec.sort.by",
+            ],
+        ),
+        ({"spec": {"terms": [{"rel": "gvc", "value": "x"}]}}, ["spec.staticPlacement.locationQuery.spec.terms[0].rel"]),
     ],
 )
 def test_location_query_shape(query: dict[str, Any], expected: list[str]) -> None:
@@ -315,3 +326,39 @@ def test_cross_field_errors_come_together() -> None:
         "spec.env[1].name",
         "spec.keda.identityLink",
     ]
+
+
+# -- placement against the location catalog ---------------------------------------------------
+
+
+def _location(name: str, enabled: bool) -> Item:
+    return {"kind": "location", "name": name, "spec": {"enabled": enabled}}
+
+
+def test_a_gvc_may_be_placed_only_in_enabled_locations() -> None:
+    spec = {"staticPlacement": {"locationLinks": ["//location/aws-us-east-1", "/org/acme/location/gcp-us-east1"]}}
+    item, errors = write(spec)
+    assert errors == []
+    resolved = {
+        "/org/acme/location/aws-us-east-1": _location("aws-us-east-1", True),
+        "/org/acme/location/gcp-us-east1": _location("gcp-us-east1", False),
+    }
+    found = GVC.validate_resolved(item, replace(CTX, resolved=resolved))
+    assert [(e.path, e.message.split(";")[0]) for e in found] == [
+        ("spec.staticPlacement.locationLinks[1]", "location 'gcp-us-east1' is disabled")
+    ]
+    resolved["/org/acme/location/gcp-us-east1"] = _location("gcp-us-east1", True)
+    assert GVC.validate_resolved(item, replace(CTX, resolved=resolved)) == []
+
+
+def test_locations_must_exist_and_the_gvc_protects_them_and_follows_queries() -> None:
+    assert GVC.protects == frozenset({"location"})
+    assert GVC.query_inputs == {"location": "spec.staticPlacement.locationQuery"}
+
+
+def test_where_a_gvc_is_placed_is_what_the_engine_resolved_else_its_links() -> None:
+    gvc = {"name": "main", "spec": {"staticPlacement": {"locationLinks": ["//location/a", "/org/acme/location/b"]}}}
+    assert gvc_locations(gvc, {}, "acme") == ("a", "b")
+    assert gvc_locations(gvc, {"/org/acme/gvc/main": ("a", "b", "c")}, "acme") == ("a", "b", "c")
+    assert gvc_locations(gvc, {"/org/acme/gvc/other": ("z",)}, "acme") == ("a", "b")
+    assert gvc_locations(None, {}, "acme") == ()

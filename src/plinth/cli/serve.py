@@ -18,7 +18,8 @@ from plinth.server.settings import RATE_BURST, RATE_LIMIT, REQUEST_TIMEOUT_S, Se
 
 
 async def bootstrap(settings: Settings) -> tuple[str | None, str]:
-    """Migrate the store; on an empty store create the org, its built-ins and the admin key."""
+    """Migrate the store; on an empty store create the org, its built-ins and the admin key;
+    give existing orgs the built-ins they lack (``ensure_builtins``)."""
     from plinth.engine.service import Engine
     from plinth.kinds import REGISTRY
     from plinth.server import bootstrap as first_start
@@ -26,9 +27,11 @@ async def bootstrap(settings: Settings) -> tuple[str | None, str]:
 
     storage = await open_storage(settings.database_url, settings.data_dir)
     try:
-        key = await first_start.bootstrap(Engine(storage, REGISTRY), storage, settings.org)
+        engine = Engine(storage, REGISTRY)
+        key = await first_start.bootstrap(engine, storage, settings.org)
         if key is not None:
             first_start.write_key_file(settings.data_dir, key)
+        await first_start.ensure_builtins(engine, storage)
         return key, await storage.get_meta(first_start.ORG_META) or settings.org
     finally:
         await storage.close()

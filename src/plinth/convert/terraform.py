@@ -2,8 +2,9 @@
 
 ``to_terraform(item_or_list) -> str``: one ``resource`` block per item, valid HCL. Kinds:
 ``cpln_org`` (its settings), ``cpln_gvc``, ``cpln_domain``, ``cpln_volume_set``,
-``cpln_service_account``, ``cpln_group``, ``cpln_policy`` and ``cpln_workload`` (its own module,
-``terraform_workload``, kinds.md §1.20). The provider names members,
+``cpln_service_account``, ``cpln_group``, ``cpln_policy``, ``cpln_location`` (a BYOK location:
+``cpln_custom_location``) and ``cpln_workload`` (its own module, ``terraform_workload``, kinds.md
+§1.20). The provider names members,
 principals and targets relative to the org (``group/devs``, ``user/ada@example.com``; target
 links by name, with ``gvc`` beside them for GVC-scoped kinds), so links are written that way.
 Users have no resource (they join by invitation). Server-owned
@@ -141,6 +142,22 @@ def policy(item: dict[str, Any]) -> Body:
     return body
 
 
+def location(item: dict[str, Any]) -> Body:
+    """``cpln_location`` (a built-in location: its description is the provider's to set) or,
+    for a BYOK location, ``cpln_custom_location`` with its ``cloud_provider``."""
+    enabled = Attribute("enabled", bool((item.get("spec") or {}).get("enabled", True)))
+    if item.get("origin") == "builtin":
+        return [Attribute("name", item.get("name", "")), Attribute("tags", tag_strings(item.get("tags"))), enabled]
+    return [*common(item), Attribute("cloud_provider", str(item.get("provider") or "byok")), enabled]
+
+
+def _resource_of(kind: str, item: dict[str, Any]) -> str:
+    """The resource type of ``item``: the kind's, except a BYOK location's (kinds.md §4.2)."""
+    if kind == "location" and item.get("origin") != "builtin":
+        return "cpln_custom_location"
+    return RESOURCES[kind][0]
+
+
 RESOURCES: dict[str, tuple[str, Callable[[dict[str, Any]], Body]]] = {
     "org": ("cpln_org", org),
     "gvc": ("cpln_gvc", gvc),
@@ -150,6 +167,7 @@ RESOURCES: dict[str, tuple[str, Callable[[dict[str, Any]], Body]]] = {
     "group": ("cpln_group", group),
     "policy": ("cpln_policy", policy),
     "workload": ("cpln_workload", workload),
+    "location": ("cpln_location", location),
 }
 
 
@@ -161,6 +179,7 @@ def to_terraform(item_or_list: dict[str, Any]) -> str:
         kind = item.get("kind")
         if kind not in RESOURCES:
             raise ValueError(f"no Terraform resource for kind {kind!r}")
-        resource, build = RESOURCES[kind]
+        build = RESOURCES[kind][1]
+        resource = _resource_of(kind, item)
         blocks.append(Block("resource", build(item), (resource, label(str(item.get("name", kind))))))
     return render(blocks) + "\n" if blocks else ""

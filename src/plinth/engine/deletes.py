@@ -2,7 +2,8 @@
 
 - a container (a GVC) that still holds items is not deleted: 409 naming them;
 - an item that items of a kind listing its kind in ``protects`` link to is not deleted: 409
-  naming them (a volume set a workload mounts);
+  naming them (a volume set a workload mounts); nor changed as its kind's ``protected_change``
+  says they would not survive (a location a GVC is placed in, disabled);
 - the records stored under the item (``owned_records``: a workload's commands) go with it.
 """
 
@@ -32,19 +33,29 @@ async def guard_children(storage: Storage, kinds: Mapping[str, KindSpec], kind: 
 
 
 async def guard_protected(
-    storage: Storage, kinds: Mapping[str, KindSpec], kind: KindSpec, org: str, name: str, href: str
+    storage: Storage,
+    kinds: Mapping[str, KindSpec],
+    kind: KindSpec,
+    org: str,
+    name: str,
+    href: str,
+    change: str | None = None,
 ) -> None:
-    """409 while items of kinds that protect this one link to it (``KindSpec.protects``)."""
+    """409 while items of kinds that protect this one link to it (``KindSpec.protects``): for
+    its delete, or for the ``change`` an update makes (``"be disabled"``: ``protected_change``)."""
     guards = [k.name for k in kinds.values() if kind.name in k.protects]
     if not guards:
         return
     holders = await storage.referrers(org, href, guards)
     if holders:
         names = [f"{r.key.kind}/{r.key.name}" for r in holders[:GUARD_NAMES]]
-        raise Conflict(
-            f"{kind.title} '{name}' is in use by {', '.join(names)}; change or delete them first",
-            {"kind": kind.name, "name": name, "dependants": names},
+        shown = ", ".join(names) + (" and more" if len(holders) > GUARD_NAMES else "")
+        message = (
+            f"{kind.title} '{name}' is in use by {shown}; change or delete them first"
+            if change is None
+            else f"{kind.title} '{name}' cannot {change}: it is in use by {shown}; change them first"
         )
+        raise Conflict(message, {"kind": kind.name, "name": name, "dependants": names})
 
 
 async def owned_deletes(storage: Storage, kind: KindSpec, org: str, gvc: str | None, name: str) -> list[Operation]:

@@ -8,7 +8,7 @@ so concurrent writers never lose an update; one that carried a stale ``version``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -46,10 +46,13 @@ from plinth.meta import PROTECTED_TAG
 from plinth.runtime.base import Runtime
 from plinth.runtime.simulated import SimulatedRuntime
 from plinth.storage.base import AppendEvent, Delete, Key, Operation, Put, Record, Storage, StorageError
+from plinth.storage.query import ListRequest, PageStart
 
 MAX_ATTEMPTS = 50
 #: Item paths whose resolved :class:`Target` an engine keeps (all are dropped when full).
 TARGET_CACHE_SIZE = 10_000
+#: Names read per page when seeding looks for what is missing.
+NAMES_PAGE = 1000
 BodyFn = Callable[[Item | None], dict[str, Any]]
 SystemFn = Callable[[Item | None], dict[str, Any]]
 #: What internal callers (bootstrap, tests) act as: every permission, recorded as the server.
@@ -74,6 +77,18 @@ class WriteResult:
     status: int
     doc: bytes
     location: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Built:
+    """A write ready to commit: its answer, its operations, the item, the links it holds and
+    held before (whose statuses may need settling after the commit), and the write's time."""
+
+    result: WriteResult
+    ops: list[Operation]
+    item: Item
+    links: set[str]
+    now: str
 
 
 class Target:
@@ -247,6 +262,47 @@ class Engine:
         write = Write(lambda old: body, access, "upsert", _version_of(body), dry_run, lambda old: fixed)
         return await self._write(t, write)
 
+    async def create_missing(self, kind_name: str, org: str, items: Sequence[tuple[Item, Mapping[str, Any]]]) -> int:
+        """Create, as the server and in one transaction, those of ``items`` (each a body and the
+        server-owned values the server writes with it) whose name is not stored yet: the
+        built-ins of an org (``server/bootstrap.py``). Stored items are left as they are, so
+        this is idempotent, and cheap when nothing is missing: one list of the kind. Returns
+        how many it created."""
+        kind = self.kinds[kind_name]
+        info = RequestInfo(kind=kind_name, org=org)
+        for _ in range(MAX_ATTEMPTS):
+            stored = await self._names(kind, org)
+            built: list[Built] = []
+            for body, system in items:
+                if body["name"] in stored:
+                    continue
+                t = self.target(info, body["name"])
+                write = Write(lambda old, body=body: body, SYSTEM, "create", make_system=lambda old, s=system: dict(s))  # type: ignore[misc]
+                result = await self._build(t, None, None, None, write)
+                assert isinstance(result, Built)
+                built.append(result)
+            if not built:
+                return 0
+            try:
+                await self.storage.commit([op for b in built for op in b.ops])
+            except StorageError as exc:
+                if exc.code == "unavailable":
+                    raise storage_error(exc, kind_name, "") from exc
+                continue  # another process seeded some of them meanwhile: look again
+            await self.statuses.settle_selectors(kind, org, built[-1].now)
+            return len(built)
+        raise Conflict(f"The {kind_name} items of org '{org}' are changing too fast to seed; retry", {"org": org})
+
+    async def _names(self, kind: KindSpec, org: str) -> set[str]:
+        names: set[str] = set()
+        start: PageStart | None = None
+        while True:
+            page = await self.storage.list_page(ListRequest(org, kind.name, "", NAMES_PAGE, start))
+            names |= {record.key.name for record in page}
+            if len(page) < NAMES_PAGE:
+                return names
+            start = PageStart(page[-1].key.parent, page[-1].key.name)
+
     async def patch(
         self,
         info: RequestInfo,
@@ -315,6 +371,24 @@ class Engine:
         w: Write,
     ) -> WriteResult | None:
         """One read-validate-commit pass; ``None`` means a lost race worth retrying."""
+        built = await self._build(t, parent, old_record, old, w)
+        if isinstance(built, WriteResult):
+            return built
+        committed = await self._commit(t, built.ops, built.result, pinned=w.expected is not None)
+        if committed is not None:
+            await self._settle(t, built.item, built.links, built.now)
+        return committed
+
+    async def _build(
+        self,
+        t: Target,
+        parent: Item | None,
+        old_record: Record | None,
+        old: Item | None,
+        w: Write,
+    ) -> WriteResult | Built:
+        """Everything of a write but its commit: the checks, the item and the operations to
+        commit; or the answer itself when there is nothing to commit (no change, a dry run)."""
         now = self.clock()
         item_id = old["id"] if old else new_id()
         ctx = KindContext(
@@ -339,6 +413,10 @@ class Engine:
         normalise_links(candidate, refs, t.org)
         if old is not None and old_record is not None and _unchanged(t.kind, candidate, old):
             return WriteResult(200, old_record.doc)
+        if old is not None and t.kind.protected_change is not None:
+            change = t.kind.protected_change(candidate, old)
+            if change is not None:
+                await guard_protected(self.storage, self.kinds, t.kind, t.org, t.name, t.href, f"be {change}")
         ctx = await self.statuses.context(t.kind, ctx, candidate, t.href)
         version = old["version"] + 1 if old else 1
         item = finish_item(
@@ -369,12 +447,15 @@ class Engine:
         )
         before = set(await self._links_of(t.kind, old, t.org)) if old is not None else set()
         ops += await self.statuses.refresh_referenced(t.kind, t.org, t.href, before, set(hrefs), now)
-        committed = await self._commit(t, ops, result, pinned=w.expected is not None)
-        if committed is not None:
-            await self.statuses.settle_dependants(t.kind, t.org, t.href, t.name, item, now)
-            if self._feeds_referrers(t.kind):
-                await self.statuses.settle(t.kind, t.org, before | set(hrefs), now)
-        return committed
+        return Built(result, ops, item, before | set(hrefs), now)
+
+    async def _settle(self, t: Target, item: Item | None, links: set[str], now: str) -> None:
+        """After a committed write or delete of ``t``: the statuses that depend on it, on what
+        it links to or linked to, and on what a query may select it for, made right."""
+        await self.statuses.settle_dependants(t.kind, t.org, t.href, t.name, item, now)
+        if links and self._feeds_referrers(t.kind):
+            await self.statuses.settle(t.kind, t.org, links, now)
+        await self.statuses.settle_selectors(t.kind, t.org, now)
 
     def _feeds_referrers(self, kind: KindSpec) -> bool:
         """Whether items of ``kind`` feed other items' status by linking to them."""
@@ -407,7 +488,8 @@ class Engine:
             if record is None:
                 raise not_found(t.kind.name, t.name)
             item = orjson.loads(record.doc)
-            require(access, t.kind, "delete", t.href, stamp_of(record), lambda item=item: item)  # type: ignore[misc]
+            permission = t.kind.delete_permission
+            require(access, t.kind, permission, t.href, stamp_of(record), lambda item=item: item)  # type: ignore[misc]
             if item.get("origin") == "builtin":
                 raise Conflict(f"Built-in {t.kind.name} '{t.name}' cannot be deleted", {"kind": t.kind.name})
             if str(item.get("tags", {}).get(PROTECTED_TAG, "")).lower() == "true":
@@ -434,9 +516,7 @@ class Engine:
             linked = set(await self._links_of(t.kind, item, t.org))
             ops += await self.statuses.refresh_referenced(t.kind, t.org, t.href, linked, set(), now)
             if await self._commit(t, ops, WriteResult(202, b""), pinned=False) is not None:
-                await self.statuses.settle_dependants(t.kind, t.org, t.href, t.name, None, now)
-                if linked:
-                    await self.statuses.settle(t.kind, t.org, linked, now)
+                await self._settle(t, None, linked, now)
                 return
         raise Conflict("The item is changing too fast to delete; retry", {"name": t.name})
 

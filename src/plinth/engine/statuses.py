@@ -8,7 +8,10 @@ things beside the item itself feed it, each declared by the kind (``kinds/base.p
 - the items that link to it (``status_referrers``: a volume set lists the workloads that
   mount it), as ``ctx.referrers``; a write or delete of such an item refreshes the status of
   what it links to, and of what it linked to before (:func:`refresh_referenced`);
-- what the runtime reports (``runtime_status``), as ``ctx.reported``.
+- what the runtime reports (``runtime_status``), as ``ctx.reported``;
+- where the GVCs it reads are placed (``placement.py``), as ``ctx.placements``; a write of an
+  item a GVC's query may select refreshes what depends on the GVCs holding one
+  (``query_inputs``, :meth:`StatusInputs.settle_selectors`).
 """
 
 from __future__ import annotations
@@ -19,15 +22,18 @@ from typing import Any
 
 import orjson
 
+from plinth.engine.placement import gvc_placement, holds_query
 from plinth.engine.references import check_references, refresh_dependants
 from plinth.kinds.base import Item, KindContext, KindSpec
-from plinth.kinds.links import placement_locations
 from plinth.meta import parse_link
 from plinth.runtime.base import Placement, Runtime
 from plinth.storage.base import Key, Put, Storage, StorageError
+from plinth.storage.query import ListRequest, PageStart
 
 #: Reads and rewrites of one target before ``settle`` leaves it to the next writer.
 SETTLE_ROUNDS = 10
+#: Items read per page when looking for the ones whose query may select a changed item.
+SELECTORS_PAGE = 200
 
 
 @dataclass(frozen=True)
@@ -39,8 +45,21 @@ class StatusInputs:
     runtime: Runtime
     base_domain: str
 
-    def placement(self, item: Item, gvc: Item, href: str) -> Placement:
-        return Placement(item, gvc, href, placement_locations(gvc), self.base_domain)
+    async def placement(self, org: str, item: Item, gvc: Item, href: str) -> Placement:
+        """What the runtime is told of the workload at ``href`` in ``gvc``."""
+        locations = await gvc_placement(self.storage, self.kinds, org, gvc)
+        return Placement(item, gvc, href, locations, self.base_domain)
+
+    async def placements(self, ctx: KindContext) -> dict[str, tuple[str, ...]]:
+        """Where each GVC ``ctx`` holds (its ``parent``, GVCs among ``resolved``) is placed."""
+        gvcs = [ctx.parent] if ctx.parent is not None else []
+        gvcs += [item for item in ctx.resolved.values() if item is not None and item.get("kind") == "gvc"]
+        found: dict[str, tuple[str, ...]] = {}
+        for gvc in gvcs:
+            href = f"/org/{ctx.org}/gvc/{gvc.get('name')}"
+            if href not in found:
+                found[href] = await gvc_placement(self.storage, self.kinds, ctx.org, gvc)
+        return found
 
     async def context(
         self,
@@ -61,11 +80,14 @@ class StatusInputs:
             for other, links in (pending or {}).items():
                 (found.add if links else found.discard)(other)
             referrers = tuple(sorted(found))
+        placements = await self.placements(ctx)
         reported: dict[str, Any] | None = None
         if kind.runtime_status and ctx.parent is not None:
-            summary = self.runtime.summary(self.placement(item, ctx.parent, href))
+            locations = placements[f"/org/{ctx.org}/gvc/{ctx.parent.get('name')}"]
+            placement = Placement(item, ctx.parent, href, locations, self.base_domain)
+            summary = self.runtime.summary(placement)
             reported = {"ready": summary.ready, "replicas": summary.replicas, "message": summary.message}
-        return replace(ctx, referrers=referrers, reported=reported, base_domain=self.base_domain)
+        return replace(ctx, referrers=referrers, reported=reported, placements=placements, base_domain=self.base_domain)
 
     async def refresh_referenced(
         self, changed: KindSpec, org: str, href: str, before: set[str], after: set[str], now: str
@@ -125,6 +147,31 @@ class StatusInputs:
             # The write is committed; an unreachable store leaves the status to the next writer.
             if exc.code != "unavailable":
                 raise
+
+    async def settle_selectors(self, changed: KindSpec, org: str, now: str) -> None:
+        """After a committed write or delete of an item of ``changed``: the statuses that depend
+        on the items whose query may select it (``query_inputs``: a GVC's ``locationQuery``
+        may now select a location more or one less), made right."""
+        for kind in self.kinds.values():
+            path = kind.query_inputs.get(changed.name)
+            if path is None:
+                continue
+            start: PageStart | None = None
+            try:
+                while True:
+                    request = ListRequest(org, kind.name, "", SELECTORS_PAGE, start, holds_query(path))
+                    page = await self.storage.list_page(request)
+                    for record in page:
+                        item = orjson.loads(record.doc)
+                        href = _href_of(self.kinds, record.key)
+                        await self.settle_dependants(kind, org, href, record.key.name, item, now)
+                    if len(page) < SELECTORS_PAGE:
+                        break
+                    start = PageStart(page[-1].key.parent, page[-1].key.name)
+            except StorageError as exc:
+                # The write is committed; an unreachable store leaves the statuses to later writes.
+                if exc.code != "unavailable":
+                    raise
 
     async def _refreshed(
         self, changed: KindSpec, org: str, target: str, now: str, pending: Mapping[str, bool] | None

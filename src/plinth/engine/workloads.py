@@ -32,8 +32,8 @@ COMMAND = "command"
 COMMANDS_READ = 1000
 
 
-def placement_of(engine: Engine, workload: Item, gvc: Item, href: str) -> Placement:
-    return engine.statuses.placement(workload, gvc, href)
+async def placement_of(engine: Engine, org: str, workload: Item, gvc: Item, href: str) -> Placement:
+    return await engine.statuses.placement(org, workload, gvc, href)
 
 
 def commands_href(info: RequestInfo) -> str:
@@ -69,7 +69,7 @@ async def _commands(engine: Engine, t: Target, limit: int, start: PageStart | No
 async def deployments(engine: Engine, info: RequestInfo, access: Access) -> dict[str, Any]:
     """``GET .../workload/{name}/deployment``: one deployment per location, as a list."""
     t, workload, gvc = await _workload(engine, info, access, "view")
-    placement = placement_of(engine, workload, gvc, t.href)
+    placement = await placement_of(engine, t.org, workload, gvc, t.href)
     commands = [orjson.loads(r.doc) for r in await _commands(engine, t, COMMANDS_READ, None)]
     commands.sort(key=lambda c: c["created"], reverse=True)
     history = ((workload["spec"].get("job") or {}).get("historyLimit")) or 5
@@ -98,7 +98,7 @@ async def run_command(engine: Engine, info: RequestInfo, body: Any, access: Acce
     t, workload, gvc = await _workload(engine, info, access, permission)
     if errors or fields is None:
         raise ValidationFailed(errors, "command")
-    placement = placement_of(engine, workload, gvc, t.href)
+    placement = await placement_of(engine, t.org, workload, gvc, t.href)
     problems = command_errors(fields, workload, placement.locations)
     if problems:
         raise ValidationFailed(problems, "command")

@@ -77,6 +77,10 @@ class KindContext:
       the items of those kinds that link to this item, sorted (a volume set's workloads).
     - ``reported``: for ``compute_status`` of a kind with ``runtime_status``, what the runtime
       reports of the item: ``{"ready": bool, "replicas": int, "message": str}``.
+    - ``placements``: for ``compute_status``, the location names each GVC it reads (``parent``,
+      and the GVCs in ``resolved``) is placed in, by the GVC's href: its ``locationLinks`` and
+      what its ``locationQuery`` selects among the org's enabled locations. Read it through
+      :func:`plinth.kinds.links.gvc_locations`, which falls back to the links alone.
 
     ``resolved``, ``referrers`` and ``reported`` are filled for ``compute_status`` and
     ``validate_resolved``; ``validate`` sees them empty.
@@ -91,6 +95,7 @@ class KindContext:
     base_domain: str = DEFAULT_BASE_DOMAIN
     referrers: tuple[str, ...] = ()
     reported: Mapping[str, Any] | None = None
+    placements: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def lookup(self, href: str) -> Item | None:
         return self.resolved.get(href)
@@ -256,6 +261,15 @@ class KindSpec:
     #: Kinds an item of this kind protects while it links to them: deleting one is a 409 that
     #: names the items linking to it (a volume set mounted by a workload).
     protects: frozenset[str] = frozenset()
+    #: For a kind others protect: what an update does that the items linking to it would not
+    #: survive (``"disabled"``: a location a GVC is placed in), or ``None``. The engine refuses
+    #: such an update with 409 naming those items, as it refuses the delete.
+    protected_change: Callable[[Item, Item], str | None] | None = None
+    #: Kinds this kind's items may select by a query, with the dotted path of the query
+    #: (a GVC's ``{"location": "spec.staticPlacement.locationQuery"}``). What a query selects
+    #: can change with any write of such an item, so after one the engine refreshes the
+    #: statuses that depend on each item of this kind holding that query (``status_inputs``).
+    query_inputs: Mapping[str, str] = field(default_factory=dict)
     #: The runtime reports on items of this kind; ``compute_status`` finds it in ``ctx.reported``.
     runtime_status: bool = False
     #: Record kinds the engine stores under an item of this kind (``Key(org, kind,
@@ -281,6 +295,8 @@ class KindSpec:
     #: Properties a query term may name (besides ``tags`` and ``spec.*`` paths).
     query_properties: tuple[str, ...] = COMMON_QUERY_PROPERTIES
     verbs: frozenset[str] = CRUD_VERBS
+    #: The permission a delete needs (``manage`` for a kind whose permissions have no ``delete``).
+    delete_permission: str = "delete"
     #: Endpoints beyond the verbs that only this kind serves (see :class:`KindAction`).
     actions: tuple[KindAction, ...] = ()
     #: The kind's case for the shared conformance suite (see :class:`KindExample`).

@@ -22,7 +22,7 @@ Used by the user, group and policy kinds and by the engine's PATCH (``$drop`` of
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from plinth.meta import parse_link
@@ -118,3 +118,13 @@ def placement_locations(gvc: dict[str, Any]) -> tuple[str, ...]:
     segment), in placement order, each once: where its workloads and volume sets live."""
     placed = ((gvc.get("spec") or {}).get("staticPlacement") or {}).get("locationLinks") or []
     return tuple(dict.fromkeys(str(link).rstrip("/").rsplit("/", 1)[-1] for link in placed))
+
+
+def gvc_locations(gvc: dict[str, Any] | None, placements: Mapping[str, tuple[str, ...]], org: str) -> tuple[str, ...]:
+    """Where ``gvc`` is placed, as the engine resolved it (``KindContext.placements``: its links
+    and what its ``locationQuery`` selects), or its ``locationLinks`` alone when the engine did
+    not resolve it (a hook called outside the engine)."""
+    if not gvc:
+        return ()
+    resolved = placements.get(f"/org/{org}/gvc/{gvc.get('name')}")
+    return resolved if resolved is not None else placement_locations(gvc)

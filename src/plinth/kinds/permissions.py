@@ -15,7 +15,9 @@ set ``create, delete, edit, manage, view``. Where the sources differ from that d
   never deleted) and adds ``exec``, ``exec.echo``, ``grafanaAdmin``, ``readLogs``,
   ``readMetrics``, ``readUsage`` and ``viewAccessReport``;
 - ``user`` has no ``create`` (users join by invitation) and adds ``impersonate`` and ``invite``;
-- ``auditctx`` has no ``delete``.
+- ``auditctx`` has no ``delete``;
+- ``location`` has no ``delete`` and adds ``use`` (kinds.md §4.3, §11); deleting a BYOK
+  location needs ``manage`` (``KindSpec.delete_permission``; kinds.md gap 15).
 
 Implications are direct (``image``: ``create`` -> ``pull`` -> ``view``); :func:`implied_closure`
 follows them transitively. The rules every entry keeps: ``edit`` implies ``view``; ``manage``
@@ -91,7 +93,11 @@ PERMISSIONS: Mapping[str, KindPermissions] = MappingProxyType(
             implied={"create": ("pull",), "pull": ("view",)},
         ),
         "ipset": _entry(),
-        "location": _entry(),
+        "location": _entry(
+            extra={"use": "Place GVCs in the location"},
+            implied={"use": ("view",)},
+            without=("delete",),
+        ),
         "mk8s": _entry(extra={"clusterAdmin": "Administer the cluster"}),
         "org": _entry(
             extra={

@@ -136,6 +136,7 @@ class PlinthApp:
                 if key is not None:
                     path = first_start.write_key_file(self.settings.data_dir, key)
                     print(f"Admin key (shown once; also written to {path}):\n  {key}", flush=True)
+            await first_start.ensure_builtins(engine, storage)
         except BaseException:
             await storage.close()
             raise

@@ -6,25 +6,35 @@ account in ``superusers``, mints the admin key (printed once, written 0600 to th
 records ``admin`` as the holder of the server-admin right (creating further orgs). A claim left
 by a process killed before it finished is taken over after :data:`CLAIM_LEASE_S`.
 
-Every org gets the same built-ins: groups ``superusers`` and ``viewers``, and for every served
-kind the policies ``superusers-{kind}`` (manage) and ``viewers-{kind}`` (view), ``target: all``.
-Built-ins have ``origin: builtin``: none can be deleted, built-in policies cannot be edited.
+Every org gets the same built-ins: groups ``superusers`` and ``viewers``, for every served
+kind the policies ``superusers-{kind}`` (manage) and ``viewers-{kind}`` (view), ``target: all``,
+and the locations of the catalog (``kinds/location/catalog.py``). Built-ins have ``origin:
+builtin``: none can be deleted, built-in policies cannot be edited. At every start
+(:func:`ensure_builtins`) existing orgs get the policies and locations they lack (a kind or a
+catalog entry a newer server added); the policies and locations are created once and never
+changed after, so a location a client disabled stays disabled.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import secrets
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from plinth.auth.authn import SERVER_ADMIN_META
 from plinth.auth.signing import ensure_signing_key, load_key
 from plinth.engine.identity import add_key
 from plinth.engine.requestinfo import RequestInfo
 from plinth.engine.service import SYSTEM, Engine
+from plinth.kinds.location import BUILTIN_LOCATIONS, builtin_description
 from plinth.kinds.permissions import PERMISSIONS
 from plinth.storage.base import SetMeta, Storage
+from plinth.storage.query import ListRequest, PageStart
 
 CLAIM_META = "bootstrap.claim"
 #: Seconds after which a claim whose bootstrap never finished may be taken over.
@@ -33,27 +43,79 @@ ORG_META = "bootstrap.org"
 KEY_FILE = "bootstrap-admin.key"
 ADMIN = "admin"
 BUILTIN = {"origin": "builtin"}
+#: The fingerprint of the built-ins every org was last given (:func:`ensure_builtins`).
+BUILTINS_META = "bootstrap.builtins"
+ORGS_PAGE = 500
 
 
 async def seed_org(engine: Engine, org: str) -> None:
-    """The built-ins of an org (idempotent: existing items are left as they are)."""
+    """The built-ins of a new org: the admin account, the groups, and :func:`seed_builtins`."""
     sa = RequestInfo(kind="serviceaccount", org=org, name=ADMIN)
     await engine.upsert(sa, {"name": ADMIN, "description": "The org's first administrator"})
     groups = {"superusers": [f"/org/{org}/serviceaccount/{ADMIN}"], "viewers": []}
     for name, members in groups.items():
         info = RequestInfo(kind="group", org=org, name=name)
         await engine.upsert(info, {"name": name, "memberLinks": members}, system=BUILTIN)
+    await seed_builtins(engine, org)
+
+
+def builtin_policies(engine: Engine, org: str) -> list[tuple[dict[str, Any], Mapping[str, Any]]]:
+    """``superusers-{kind}`` (manage) and ``viewers-{kind}`` (view) for every served kind."""
+    policies: list[tuple[dict[str, Any], Mapping[str, Any]]] = []
     for kind in sorted(set(engine.kinds) & set(PERMISSIONS)):
         for group, permission in (("superusers", "manage"), ("viewers", "view")):
-            name = f"{group}-{kind}"
             body = {
-                "name": name,
+                "name": f"{group}-{kind}",
                 "description": f"Built-in: {permission} on every {kind} for {group}",
                 "targetKind": kind,
                 "target": "all",
                 "bindings": [{"permissions": [permission], "principalLinks": [f"/org/{org}/group/{group}"]}],
             }
-            await engine.upsert(RequestInfo(kind="policy", org=org, name=name), body, system=BUILTIN)
+            policies.append((body, BUILTIN))
+    return policies
+
+
+def builtin_locations() -> list[tuple[dict[str, Any], Mapping[str, Any]]]:
+    """Every location of the catalog (``kinds/location/catalog.py``), enabled."""
+    return [
+        (
+            {"name": entry.name, "description": builtin_description(entry), "spec": {"enabled": True}},
+            {**BUILTIN, "provider": entry.provider, "region": entry.region},
+        )
+        for entry in BUILTIN_LOCATIONS.values()
+    ]
+
+
+async def seed_builtins(engine: Engine, org: str) -> None:
+    """The built-in policies and locations an org lacks (each created once, never changed:
+    a location a client disabled stays disabled), in one transaction per kind."""
+    await engine.create_missing("policy", org, builtin_policies(engine, org))
+    if "location" in engine.kinds:
+        await engine.create_missing("location", org, builtin_locations())
+
+
+def builtins_fingerprint(engine: Engine) -> str:
+    """What the built-ins :func:`seed_builtins` creates depend on: the served kinds and the catalog."""
+    basis = [sorted(set(engine.kinds) & set(PERMISSIONS)), [tuple(e) for e in BUILTIN_LOCATIONS.values()]]
+    return hashlib.sha256(json.dumps(basis).encode()).hexdigest()
+
+
+async def ensure_builtins(engine: Engine, storage: Storage) -> None:
+    """At every start: give every org the built-ins a newer server has (a kind's policies, the
+    catalog's locations). Cheap when nothing changed: one meta read, since the fingerprint of
+    what was seeded last is stored (``BUILTINS_META``)."""
+    fingerprint = builtins_fingerprint(engine)
+    if await storage.get_meta(BUILTINS_META) == fingerprint:
+        return
+    start: PageStart | None = None
+    while True:
+        page = await storage.list_page(ListRequest("", "org", "", ORGS_PAGE, start))
+        for record in page:
+            await seed_builtins(engine, record.key.name)
+        if len(page) < ORGS_PAGE:
+            break
+        start = PageStart(page[-1].key.parent, page[-1].key.name)
+    await storage.commit([SetMeta(BUILTINS_META, fingerprint)])
 
 
 def _claimed_at(claim: str) -> float | None:

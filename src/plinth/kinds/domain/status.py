@@ -9,8 +9,9 @@ status. Decisions where api.md is silent:
   unless its owner tags it ``cpln/skipDNSCheck=true``; then it is ``pendingCertificate``
   while some TLS port waits for an ACME certificate (Plinth issues none), and ``ready`` when
   every TLS port carries its own ``serverCertificate``.
-- ``locations``: one per ``staticPlacement.locationLinks`` entry of the served GVC, named by
-  the link's last segment; ``certificateStatus`` is the certificate stage, or ``ignored``
+- ``locations``: one per location the served GVC is placed in (its ``locationLinks``, named
+  by the link's last segment, each once, then what its ``locationQuery`` selects:
+  ``ctx.placements``); ``certificateStatus`` is the certificate stage, or ``ignored``
   when no port terminates TLS.
 - ``endpoints``: per port, ``{scheme}://{host}[:{number}]{path}``, the port omitted when it is
   the scheme's default. The scheme is ``tcp`` for tcp ports, ``https`` for ports with a
@@ -36,6 +37,7 @@ from typing import Any
 from plinth.kinds.base import Item, KindContext
 from plinth.kinds.domain.dns import dns_config
 from plinth.kinds.domain.links import served_gvc_href, workload_href
+from plinth.kinds.links import gvc_locations
 
 SKIP_DNS_CHECK_TAG = "cpln/skipDNSCheck"
 STANDARD_PORTS = frozenset({80, 443})
@@ -61,7 +63,7 @@ def compute_domain_status(item: Item, ctx: KindContext) -> dict[str, Any]:
         "status": overall,
         "endpoints": _endpoints(name, spec, ctx.org),
         "dnsConfig": dns_config(name, spec, ctx.org, _alias(gvc), ctx.base_domain),
-        "locations": _locations(gvc, stage if _terminates_tls(spec) else "ignored"),
+        "locations": _locations(gvc, ctx, stage if _terminates_tls(spec) else "ignored"),
         "fingerprint": fingerprint(spec),
     }
     if warning is not None:
@@ -114,11 +116,9 @@ def _alias(gvc: Item | None) -> str | None:
     return alias if isinstance(alias, str) and alias else None
 
 
-def _locations(gvc: Item | None, certificate_status: str) -> list[dict[str, str]]:
-    placement = ((gvc or {}).get("spec") or {}).get("staticPlacement") or {}
+def _locations(gvc: Item | None, ctx: KindContext, certificate_status: str) -> list[dict[str, str]]:
     return [
-        {"name": str(link).rstrip("/").rsplit("/", 1)[-1], "certificateStatus": certificate_status}
-        for link in placement.get("locationLinks") or []
+        {"name": name, "certificateStatus": certificate_status} for name in gvc_locations(gvc, ctx.placements, ctx.org)
     ]
 
 

@@ -10,7 +10,15 @@ Decisions where the sources are silent:
 - ``status`` is ``{}``: the official API types it as a free-form object and shows nothing
   there for a GVC, and everything derived from the placement (a volume set's locations)
   is computed where it is used, from the GVC itself.
-- Links to locations, secrets, identities and the alias workload need not exist yet.
+- ``staticPlacement.locationLinks`` name existing, enabled locations of the org (a 400 at the
+  link's path): the built-in catalog and the org's BYOK locations (``kinds/location``). A
+  location a GVC links to cannot then be disabled or deleted (409 naming the GVC). A
+  ``locationQuery`` selects among the org's enabled locations, whenever a status is computed
+  (``engine/placement.py``), links first; a location written later changes what it selects,
+  and the statuses of what is in the GVC follow. Only new writes are checked: a GVC stored
+  before locations were served keeps reading and serving whatever it names, and its next
+  write must name locations that exist.
+- Links to secrets, identities and the alias workload need not exist yet.
 - ``domain`` is deprecated and stored as sent; ``aliasWorkloadLink`` (terraform only) is
   accepted so terraform configurations apply unchanged.
 
@@ -24,7 +32,7 @@ from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindExample, KindSpec
 from plinth.kinds.gvc.links import gvc_references
 from plinth.kinds.gvc.models import GvcSpec
 from plinth.kinds.gvc.prepare import gvc_alias, prepare_gvc
-from plinth.kinds.gvc.rules import validate_gvc
+from plinth.kinds.gvc.rules import validate_gvc, validate_gvc_locations
 from plinth.kinds.permissions import permission_fields
 
 __all__ = ["GVC", "gvc_alias"]
@@ -41,6 +49,9 @@ GVC = KindSpec(
     prepare=prepare_gvc,
     validate=validate_gvc,
     references=gvc_references,
+    validate_resolved=validate_gvc_locations,
+    protects=frozenset({"location"}),
+    query_inputs={"location": "spec.staticPlacement.locationQuery"},
     query_properties=(
         *COMMON_QUERY_PROPERTIES,
         "alias",

@@ -1,8 +1,9 @@
 """The links a GVC holds, each declared at its JSON path.
 
-None must exist yet (locations are not served, and secrets or identities may be created after
-the GVC that uses them), but the engine checks each is a well-formed link into the GVC's own
-org and of the right kind.
+Locations must exist (a 400 at the link's path); ``validate_resolved`` also refuses a
+disabled one in ``locationLinks``. Secrets, identities and the alias workload need not exist
+yet (they may be created after the GVC that uses them), but the engine checks each is a
+well-formed link into the GVC's own org and of the right kind.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ def gvc_references(item: Item, org: str) -> list[Reference]:
     placement = spec.get("staticPlacement", {})
     keda = spec.get("keda", {})
     refs = [
-        Reference(f"spec.staticPlacement.locationLinks[{i}]", link, LOCATION, must_exist=False)
+        Reference(f"spec.staticPlacement.locationLinks[{i}]", link, LOCATION)
         for i, link in enumerate(placement.get("locationLinks", []))
     ]
     refs += [
@@ -29,7 +30,6 @@ def gvc_references(item: Item, org: str) -> list[Reference]:
             f"spec.staticPlacement.locationOptions[{i}].locationLink",
             option["locationLink"],
             LOCATION,
-            must_exist=False,
         )
         for i, option in enumerate(placement.get("locationOptions", []))
     ]

@@ -4,7 +4,11 @@
   form ``//location/x`` and full form ``/org/{org}/location/x`` is the same link);
 - ``staticPlacement.locationOptions`` tune locations the GVC is placed in: when placement
   is a fixed list (no ``locationQuery``), each option's location must be in that list;
-- ``staticPlacement.locationQuery.kind``, when given, is ``location``;
+- ``staticPlacement.locationQuery.kind``, when given, is ``location``, and its terms and sort
+  name properties a location has (``LOCATION.query_properties``, or a ``spec.``/``status.``
+  path), so the engine can run it;
+- a location in ``staticPlacement.locationLinks`` is enabled (``validate_resolved``; the
+  engine has already refused one that does not exist).
 - environment variable names are unique;
 - ``keda.identityLink``, when it names a GVC, names this one (an identity is GVC-scoped).
 """
@@ -16,6 +20,7 @@ from typing import Any
 
 from plinth.errors import FieldError
 from plinth.kinds.base import Item, KindContext
+from plinth.kinds.location import LOCATION
 from plinth.meta import parse_link
 
 
@@ -53,8 +58,46 @@ def _placement_errors(placement: dict[str, Any], org: str) -> list[FieldError]:
                         "must be one of spec.staticPlacement.locationLinks",
                     )
                 )
-    elif query.get("kind", "location") != "location":
-        errors.append(FieldError(f"{base}.locationQuery.kind", "must be 'location'"))
+    else:
+        if query.get("kind", "location") != "location":
+            errors.append(FieldError(f"{base}.locationQuery.kind", "must be 'location'"))
+        errors += _query_property_errors(query.get("spec") or {}, f"{base}.locationQuery.spec")
+    return errors
+
+
+def _queryable(prop: str) -> bool:
+    parts = prop.split(".")
+    return prop in LOCATION.query_properties or (parts[0] in ("spec", "status") and len(parts) > 1 and all(parts))
+
+
+def _query_property_errors(spec: dict[str, Any], path: str) -> list[FieldError]:
+    errors = []
+    named = [(f"{path}.terms[{i}].property", t.get("property")) for i, t in enumerate(spec.get("terms") or [])]
+    named.append((f"{path}.sort.by", (spec.get("sort") or {}).get("by")))
+    for where, prop in named:
+        if prop is not None and not _queryable(prop):
+            allowed = ", ".join(LOCATION.query_properties)
+            message = f"a location has no property '{prop}'; use one of {allowed} or a spec.* path"
+            errors.append(FieldError(where, message))
+    for i, term in enumerate(spec.get("terms") or []):
+        if "rel" in term:
+            errors.append(FieldError(f"{path}.terms[{i}].rel", "a location has no relations; use property or tag"))
+    return errors
+
+
+def validate_gvc_locations(item: Item, ctx: KindContext) -> list[FieldError]:
+    """Every location in ``locationLinks`` is enabled (the engine resolved them: they exist)."""
+    errors = []
+    placement = (item.get("spec") or {}).get("staticPlacement") or {}
+    for index, link in enumerate(placement.get("locationLinks") or []):
+        location = ctx.lookup(_canonical(link, ctx.org))
+        if location is not None and (location.get("spec") or {}).get("enabled", True) is not True:
+            errors.append(
+                FieldError(
+                    f"spec.staticPlacement.locationLinks[{index}]",
+                    f"location '{location['name']}' is disabled; enable it first (PATCH spec.enabled: true)",
+                )
+            )
     return errors
 
 

@@ -2,12 +2,12 @@
 status shows what the platform would hold before any workload attaches:
 
 - ``parentId``: the id of the parent GVC;
-- ``locations``: one entry per location the parent GVC is statically placed in (its
-  ``staticPlacement.locationLinks``, in order, each once), named by the link's last
-  segment, with no ``volumes`` yet. ``desiredVolumeCount`` is 1 for a shared set (one
+- ``locations``: one entry per location the parent GVC is placed in (its
+  ``staticPlacement.locationLinks``, in order, each once, named by the link's last segment,
+  then the enabled locations its ``locationQuery`` selects: ``ctx.placements``), with no
+  ``volumes`` yet. ``desiredVolumeCount`` is 1 for a shared set (one
   volume per location, whoever mounts it) and 0 otherwise (ext4/xfs volumes are one per
-  replica of the attached workload, and there is none). Locations chosen by a
-  ``locationQuery`` are not resolved: locations are not served yet;
+  replica of the attached workload, and there is none);
 - ``workloadLinks``: the workloads that mount the set (``ctx.referrers``: the engine
   refreshes the status on every write or delete of a workload that mounts it or did).
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from plinth.kinds.base import Item, KindContext
-from plinth.kinds.links import placement_locations
+from plinth.kinds.links import gvc_locations
 from plinth.kinds.volumeset.models import SHARED
 
 
@@ -33,7 +33,7 @@ def compute_volumeset_status(item: Item, ctx: KindContext) -> dict[str, Any]:
         status["parentId"] = parent["id"]
     status["locations"] = [
         {"name": name, "volumes": [], "desiredVolumeCount": volumes_per_location}
-        for name in placement_locations(parent)
+        for name in gvc_locations(parent, ctx.placements, ctx.org)
     ]
     status["workloadLinks"] = list(ctx.referrers)
     return status

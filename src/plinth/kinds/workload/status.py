@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from plinth.kinds.base import Item, KindContext
-from plinth.kinds.links import placement_locations
+from plinth.kinds.links import gvc_locations
 
 INTERNAL_DOMAIN = "cpln.local"
 
@@ -49,7 +49,7 @@ def compute_workload_status(item: Item, ctx: KindContext) -> dict[str, Any]:
     gvc = ctx.parent or {}
     name, gvc_name = item["name"], item.get("gvc") or ctx.gvc
     reported = ctx.reported or {"ready": False, "replicas": 0, "message": ""}
-    locations = placement_locations(gvc)
+    locations = gvc_locations(gvc, ctx.placements, ctx.org)
     status: dict[str, Any] = {}
     if "id" in gvc:
         status["parentId"] = gvc["id"]

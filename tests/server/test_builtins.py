@@ -1,0 +1,129 @@
+"""Built-ins of existing stores: every org gets the catalog's locations and every served kind's
+policies at server start, once (a fingerprint makes the next starts one meta read), without
+touching what clients changed; and a GVC stored before locations were served keeps working.
+On both backends, through the engine the server runs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from plinth.engine.requestinfo import RequestInfo
+from plinth.engine.service import Engine
+from plinth.errors import ValidationFailed
+from plinth.kinds import REGISTRY
+from plinth.kinds.base import Reference
+from plinth.kinds.location import BUILTIN_LOCATIONS
+from plinth.server import bootstrap as first_start
+from plinth.storage import open_storage
+from plinth.storage.base import Key, SetMeta, Storage
+from plinth.storage.query import ListRequest
+from tests.aio import RunAsync
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store(request: pytest.FixtureRequest, tmp_path: Path, run_async: RunAsync) -> Iterator[Storage]:
+    url = request.getfixturevalue("fresh_pg_url") if request.param == "postgres" else None
+    opened = run_async(open_storage(url, tmp_path))
+    yield opened
+    run_async(opened.close())
+
+
+async def names(storage: Storage, org: str, kind: str) -> set[str]:
+    return {r.key.name for r in await storage.list_page(ListRequest(org, kind, "", 1000))}
+
+
+async def doc(storage: Storage, org: str, kind: str, name: str, parent: str = "") -> dict[str, Any]:
+    record = await storage.get(Key(org, kind, parent, name))
+    assert record is not None
+    return orjson.loads(record.doc)  # type: ignore[no-any-return]
+
+
+class CountingStorage:
+    """The store, counting the calls made to it."""
+
+    def __init__(self, storage: Storage) -> None:
+        self._storage = storage
+        self.calls: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        self.calls.append(name)
+        return getattr(self._storage, name)
+
+
+def test_an_existing_org_gets_the_catalog_once_and_keeps_what_clients_changed(
+    store: Storage, run_async: RunAsync
+) -> None:
+    async def scenario() -> None:
+        engine = Engine(store, REGISTRY)
+        # An org from before locations were served: no locations, no location policies.
+        await engine.upsert(RequestInfo(kind="org"), {"name": "old"})
+        assert await names(store, "old", "location") == set()
+        await first_start.ensure_builtins(engine, store)
+        assert await names(store, "old", "location") == set(BUILTIN_LOCATIONS)
+        assert {"superusers-location", "viewers-location", "superusers-gvc"} <= await names(store, "old", "policy")
+        seeded = await doc(store, "old", "location", "aws-us-east-1")
+        assert (seeded["origin"], seeded["provider"], seeded["region"], seeded["version"]) == (
+            "builtin",
+            "aws",
+            "us-east-1",
+            1,
+        )
+        # A client disables one; a newer catalog (another fingerprint) seeds again, and leaves it.
+        await engine.patch(RequestInfo(kind="location", org="old", name="aws-us-east-1"), {"spec": {"enabled": False}})
+        await store.commit([SetMeta(first_start.BUILTINS_META, "an older catalog")])
+        await first_start.ensure_builtins(engine, store)
+        kept = await doc(store, "old", "location", "aws-us-east-1")
+        assert kept["spec"] == {"enabled": False} and kept["version"] == 2
+        # Up to date: the next start reads one meta value and nothing else.
+        counting = CountingStorage(store)
+        await first_start.ensure_builtins(Engine(counting, REGISTRY), counting)  # type: ignore[arg-type]
+        assert counting.calls == ["get_meta"]
+
+    run_async(scenario())
+
+
+def test_seeding_twice_creates_nothing_more(store: Storage, run_async: RunAsync) -> None:
+    async def scenario() -> None:
+        engine = Engine(store, REGISTRY)
+        await engine.upsert(RequestInfo(kind="org"), {"name": "acme"})
+        await first_start.seed_org(engine, "acme")
+        first = {n: (await doc(store, "acme", "location", n))["version"] for n in ("aws-us-east-1", "gcp-us-east1")}
+        assert await engine.create_missing("location", "acme", first_start.builtin_locations()) == 0
+        again = {n: (await doc(store, "acme", "location", n))["version"] for n in first}
+        assert first == again == {"aws-us-east-1": 1, "gcp-us-east1": 1}
+
+    run_async(scenario())
+
+
+def test_a_gvc_stored_before_locations_were_served_keeps_working(store: Storage, run_async: RunAsync) -> None:
+    async def scenario() -> None:
+        # The GVC is written as the server did before: locations need not exist.
+        def lenient(item: dict[str, Any], org: str) -> list[Reference]:
+            return [replace(ref, must_exist=False) for ref in REGISTRY["gvc"].references(item, org)]
+
+        before = Engine(store, {**REGISTRY, "gvc": replace(REGISTRY["gvc"], references=lenient)})
+        await before.upsert(RequestInfo(kind="org"), {"name": "acme"})
+        placement = {"staticPlacement": {"locationLinks": ["//location/aws-us-east-1", "//location/mars-north-1"]}}
+        await before.create(RequestInfo(kind="gvc", org="acme"), {"name": "legacy", "spec": placement})
+
+        engine = Engine(store, REGISTRY)
+        await first_start.ensure_builtins(engine, store)
+        gvc = orjson.loads(await engine.get(RequestInfo(kind="gvc", org="acme", name="legacy")))
+        assert gvc["spec"]["staticPlacement"]["locationLinks"][1] == "/org/acme/location/mars-north-1"
+        # What lives in it is placed where it always was.
+        volumeset = {"name": "data", "spec": {"initialCapacity": 10}}
+        created = await engine.create(RequestInfo(kind="volumeset", org="acme", gvc="legacy"), volumeset)
+        status = orjson.loads(created.doc)["status"]
+        assert [loc["name"] for loc in status["locations"]] == ["aws-us-east-1", "mars-north-1"]
+        # Its next write is checked.
+        with pytest.raises(ValidationFailed) as refused:
+            await engine.patch(RequestInfo(kind="gvc", org="acme", name="legacy"), {"description": "touched"})
+        assert [e.path for e in refused.value.errors] == ["spec.staticPlacement.locationLinks[1]"]
+
+    run_async(scenario())
