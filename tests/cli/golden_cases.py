@@ -56,6 +56,8 @@ DOCS = {
     "workload-list": (f"{A}/gvc/prod/workload", d.WORKLOADS),
     "deployment-list": (f"{A}/gvc/prod/workload/web/deployment", d.DEPLOYMENTS),
     "deployment-item": (f"{A}/gvc/prod/workload/web/deployment/aws-us-west-2", d.DEPLOYMENTS["items"][0]),
+    "location-item": (f"{A}/location/aws-us-east-1", d.LOCATION),
+    "location-list": (f"{A}/location", d.LOCATIONS),
     "unknown-kind": (f"{A}/gadget/zed", d.UNKNOWN_KIND),
     "bare-array": (f"{A}/-array", d.BARE_ARRAY),
 }

@@ -704,3 +704,65 @@ DISCOVERY = {
 
 def dumps(doc: Any) -> str:
     return json.dumps(doc, indent=None, separators=(",", ":"), ensure_ascii=False)
+
+
+def location(
+    name: str, origin: str, provider: str, enabled: bool, region: str | None = None, **extra: Any
+) -> dict[str, Any]:
+    """A location as Plinth serves it (kinds.md §4.1): built-in ones carry region, geo and cpln/ tags."""
+    doc: dict[str, Any] = {
+        "id": f"00000000-0000-4000-9000-{zlib.crc32(name.encode()) % 10**12:012d}",
+        "name": name,
+        "kind": "location",
+        "version": 1,
+        "description": extra.pop("description", name),
+        "tags": extra.pop("tags", {}),
+        "origin": origin,
+        "provider": provider,
+        "created": "2025-03-01T00:00:00.000Z",
+        "lastModified": "2025-03-01T00:00:00.000Z",
+        "links": links(f"/org/{ORG}/location/{name}", org=f"/org/{ORG}"),
+        "spec": {"enabled": enabled},
+        "status": extra.pop("status", {}),
+    }
+    if region is not None:
+        doc["region"] = region
+    return doc
+
+
+LOCATION = location(
+    "aws-us-east-1",
+    "builtin",
+    "aws",
+    True,
+    "us-east-1",
+    description="AWS us-east-1 (Ashburn, Virginia, United States)",
+    tags={"cpln/city": "Ashburn", "cpln/country": "United States", "cpln/continent": "North America"},
+    status={
+        "geo": {
+            "lat": 39.04,
+            "lon": -77.49,
+            "continent": "North America",
+            "country": "United States",
+            "state": "Virginia",
+            "city": "Ashburn",
+        },
+        "ipRanges": [],
+    },
+)
+LOCATIONS = listing(
+    "location",
+    [
+        LOCATION,
+        location(
+            "gcp-me-west1",
+            "builtin",
+            "gcp",
+            False,
+            "me-west1",
+            description="GCP me-west1 (Tel Aviv, Tel Aviv, Israel)",
+            tags={"cpln/city": "Tel Aviv", "cpln/country": "Israel", "cpln/continent": "Asia", "team": "edge"},
+        ),
+        location("basement", "custom", "byok", True, description=LONG, tags={"rack": 2}),
+    ],
+)

@@ -80,6 +80,19 @@ def test_gvc_locations_are_names_and_org_settings_are_blocks() -> None:
     assert org["auth_config"][0] == {"domain_auto_members": [], "saml_only": False}
 
 
+def test_builtin_locations_are_cpln_location_and_byok_ones_cpln_custom_location() -> None:
+    found = resources(to_terraform(d.LOCATIONS))
+    assert found[("cpln_location", "aws_us_east_1")] == {
+        "name": "aws-us-east-1",
+        "tags": {"cpln/city": "Ashburn", "cpln/country": "United States", "cpln/continent": "North America"},
+        "enabled": True,
+    }
+    assert found[("cpln_location", "gcp_me_west1")]["enabled"] is False
+    custom = found[("cpln_custom_location", "basement")]
+    assert (custom["cloud_provider"], custom["enabled"], custom["tags"]) == ("byok", True, {"rack": "2"})
+    assert custom["description"] == d.LONG
+
+
 def test_template_markers_and_quotes_survive_a_round_trip() -> None:
     item = {**d.DOMAIN_3, "description": 'uses ${var} and %{if} and "quotes"'}
     body = resources(to_terraform(item))[("cpln_domain", "empty_example_com")]
