@@ -5,11 +5,9 @@ state it leaves: a claim, maybe part of the work, and no ``bootstrap.org``)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
-import pytest
 
 from plinth.auth.authn import KeyAuthenticator
 from plinth.auth.generation import GenerationWatcher
@@ -21,14 +19,6 @@ from plinth.storage import open_storage
 from plinth.storage.base import Key, SetMeta, Storage
 from tests.aio import RunAsync
 from tests.support.server import start_server
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def store(request: pytest.FixtureRequest, tmp_path: Path, run_async: RunAsync) -> Iterator[Storage]:
-    url = request.getfixturevalue("fresh_pg_url") if request.param == "postgres" else None
-    opened = run_async(open_storage(url, tmp_path))
-    yield opened
-    run_async(opened.close())
 
 
 def claim_made(seconds_ago: float) -> SetMeta:

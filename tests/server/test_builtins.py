@@ -5,9 +5,7 @@ On both backends, through the engine the server runs."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -20,18 +18,9 @@ from plinth.kinds import REGISTRY
 from plinth.kinds.base import Reference
 from plinth.kinds.location import BUILTIN_LOCATIONS
 from plinth.server import bootstrap as first_start
-from plinth.storage import open_storage
 from plinth.storage.base import Key, SetMeta, Storage
 from plinth.storage.query import ListRequest
 from tests.aio import RunAsync
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def store(request: pytest.FixtureRequest, tmp_path: Path, run_async: RunAsync) -> Iterator[Storage]:
-    url = request.getfixturevalue("fresh_pg_url") if request.param == "postgres" else None
-    opened = run_async(open_storage(url, tmp_path))
-    yield opened
-    run_async(opened.close())
 
 
 async def names(storage: Storage, org: str, kind: str) -> set[str]:

@@ -357,27 +357,14 @@ class Engine:
                     raise Conflict(f"Built-in {t.kind.name} '{t.name}' cannot be edited", {"kind": t.kind.name})
             if w.expected is not None and old is not None and old["version"] != w.expected:
                 raise storage_error(StorageError("conflict"), t.kind.name, t.name)
-            result = await self._attempt(t, parent, old_record, old, w)
-            if result is not None:
-                return result
+            built = await self._build(t, parent, old_record, old, w)
+            if isinstance(built, WriteResult):
+                return built
+            committed = await self._commit(t, built.ops, built.result, pinned=w.expected is not None)
+            if committed is not None:  # else it lost a race: read again and retry
+                await self._settle(t, built.item, built.links, built.now)
+                return committed
         raise Conflict("The item is changing too fast to apply this write; retry", {"name": t.name})
-
-    async def _attempt(
-        self,
-        t: Target,
-        parent: Item | None,
-        old_record: Record | None,
-        old: Item | None,
-        w: Write,
-    ) -> WriteResult | None:
-        """One read-validate-commit pass; ``None`` means a lost race worth retrying."""
-        built = await self._build(t, parent, old_record, old, w)
-        if isinstance(built, WriteResult):
-            return built
-        committed = await self._commit(t, built.ops, built.result, pinned=w.expected is not None)
-        if committed is not None:
-            await self._settle(t, built.item, built.links, built.now)
-        return committed
 
     async def _build(
         self,
