@@ -2,8 +2,9 @@
 
 ``to_terraform(item_or_list) -> str``: one ``resource`` block per item, valid HCL. Kinds:
 ``cpln_org`` (its settings), ``cpln_gvc``, ``cpln_domain``, ``cpln_volume_set``,
-``cpln_service_account``, ``cpln_group``, ``cpln_policy`` and ``cpln_workload`` (its own module,
-``terraform_workload``, kinds.md §1.20). The provider names members,
+``cpln_service_account``, ``cpln_group``, ``cpln_policy``, and in modules of their own ``cpln_workload``
+(``terraform_workload``, kinds.md §1.20) and ``cpln_identity`` (``terraform_identity``,
+kinds.md §3.3). The provider names members,
 principals and targets relative to the org (``group/devs``, ``user/ada@example.com``; target
 links by name, with ``gvc`` beside them for GVC-scoped kinds), so links are written that way.
 Users have no resource (they join by invitation). Server-owned
@@ -19,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from plinth.convert.hcl import Attribute, Block, label, render
+from plinth.convert.terraform_identity import identity
 from plinth.convert.terraform_workload import workload
 from plinth.convert.tfbody import Body, common, generic, gvc_of, snake, tag_strings
 
@@ -150,6 +152,7 @@ RESOURCES: dict[str, tuple[str, Callable[[dict[str, Any]], Body]]] = {
     "group": ("cpln_group", group),
     "policy": ("cpln_policy", policy),
     "workload": ("cpln_workload", workload),
+    "identity": ("cpln_identity", identity),
 }
 
 

@@ -185,6 +185,11 @@ def key_names(item: dict[str, Any], ctx: RenderContext) -> str:
     return "\n".join(js_string(key.get("name") if isinstance(key, dict) else None) for key in keys)
 
 
+def identity_providers(item: dict[str, Any], ctx: RenderContext) -> str:
+    """The official CLI's ``formatProviders``: which of aws, gcp, azure the identity holds."""
+    return ",".join(name for name in ("aws", "gcp", "azure") if js_truthy(item.get(name)))
+
+
 NAME = Column("NAME", field("name"))
 DESCRIPTION = Column("DESCRIPTION", description)
 TAGS = Column("TAGS", tags)
@@ -251,6 +256,15 @@ MODELS: dict[str, list[Column]] = {
         Column("READY", status_member("readyLatest")),
         CREATED,
         Column("ENDPOINT", status_value("endpoint")),
+        TAGS,
+    ],
+    "identity": [
+        NAME,
+        DESCRIPTION,
+        Column("GVC", gvc_of_link),
+        Column("LOCAL NAME", status_value("objectName")),
+        CREATED,
+        Column("PROVIDERS", identity_providers),
         TAGS,
     ],
     # One row per location (kinds.md §1.14); STATUS lists every key of ``status``.
