@@ -755,6 +755,49 @@ IDENTITY_BARE = {
 IDENTITIES = listing("identity", [IDENTITY, IDENTITY_BARE], self_href=f"/org/{ORG}/gvc/prod/identity")
 
 
+IPSETS = listing(
+    "ipset",
+    [
+        {
+            "id": "ips-1",
+            "name": "egress",
+            "kind": "ipset",
+            "version": 2,
+            "description": "Static addresses the payment provider allow-lists, one per region",
+            "tags": {"team": "payments", "reserved": True},
+            "created": "2025-02-02T10:00:00.000Z",
+            "lastModified": "2025-02-03T10:00:00.000Z",
+            "links": links(f"/org/{ORG}/ipset/egress", org=f"/org/{ORG}"),
+            "spec": {
+                "link": f"/org/{ORG}/gvc/prod/workload/web",
+                "locations": [
+                    {"name": f"/org/{ORG}/location/aws-us-west-2", "retentionPolicy": "keep"},
+                    {"name": f"/org/{ORG}/location/gcp-us-east1", "retentionPolicy": "free"},
+                ],
+            },
+            "status": {"ipAddresses": []},
+        },
+        {
+            "id": "ips-2",
+            "name": "spare",
+            "kind": "ipset",
+            "version": 1,
+            "description": "spare",
+            "tags": {},
+            "created": "2025-02-14T00:00:00.000Z",
+            "lastModified": "2025-02-14T00:00:00.000Z",
+            "links": links(f"/org/{ORG}/ipset/spare", org=f"/org/{ORG}"),
+            "spec": {"link": f"/org/{ORG}/gvc/dev"},
+            "status": {
+                "ipAddresses": [],
+                "warning": f"Cross-link misconfiguration: /org/{ORG}/gvc/dev must name this IP set in "
+                "spec.loadBalancer.ipSet, with a dedicated load balancer",
+            },
+        },
+    ],
+)
+
+
 UNKNOWN_KIND = {"name": "zed", "kind": "gadget", "id": "x", "1": "first", "b": {"z": 1, "a": 2}, "version": 1.0}
 BARE_ARRAY = [{"name": "one", "kind": "domain"}, {"name": "two", "kind": "domain"}]
 NO_NAME_LIST = listing("domain", [{"kind": "domain", "description": "has no name"}])

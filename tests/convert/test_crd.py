@@ -25,6 +25,7 @@ SCHEMA_FILES = {
     "user": "User.yaml",
     "workload": "Workload.yaml",
     "identity": "Identity.yaml",
+    "ipset": "IpSet.yaml",
 }
 
 
@@ -51,6 +52,7 @@ ITEMS = [
     *d.USERS["items"],
     *d.WORKLOADS["items"],
     *d.IDENTITIES["items"],
+    *d.IPSETS["items"],
 ]
 
 

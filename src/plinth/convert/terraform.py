@@ -2,7 +2,8 @@
 
 ``to_terraform(item_or_list) -> str``: one ``resource`` block per item, valid HCL. Kinds:
 ``cpln_org`` (its settings), ``cpln_gvc``, ``cpln_domain``, ``cpln_volume_set``,
-``cpln_service_account``, ``cpln_group``, ``cpln_policy``, and in modules of their own ``cpln_workload``
+``cpln_service_account``, ``cpln_group``, ``cpln_policy``, ``cpln_ipset`` (``link`` and one
+``location`` block per location), and in modules of their own ``cpln_workload``
 (``terraform_workload``, kinds.md §1.20) and ``cpln_identity`` (``terraform_identity``,
 kinds.md §3.3). The provider names members,
 principals and targets relative to the org (``group/devs``, ``user/ada@example.com``; target
@@ -143,6 +144,19 @@ def policy(item: dict[str, Any]) -> Body:
     return body
 
 
+def ipset(item: dict[str, Any]) -> Body:
+    spec = item.get("spec") or {}
+    body = common(item)
+    if spec.get("link"):
+        body.append(Attribute("link", spec["link"]))
+    for location in spec.get("locations") or []:
+        retention = location.get("retentionPolicy", "keep")
+        body.append(
+            Block("location", [Attribute("name", location.get("name")), Attribute("retention_policy", retention)])
+        )
+    return body
+
+
 RESOURCES: dict[str, tuple[str, Callable[[dict[str, Any]], Body]]] = {
     "org": ("cpln_org", org),
     "gvc": ("cpln_gvc", gvc),
@@ -153,6 +167,7 @@ RESOURCES: dict[str, tuple[str, Callable[[dict[str, Any]], Body]]] = {
     "policy": ("cpln_policy", policy),
     "workload": ("cpln_workload", workload),
     "identity": ("cpln_identity", identity),
+    "ipset": ("cpln_ipset", ipset),
 }
 
 

@@ -12,6 +12,7 @@ from plinth.kinds.domain import DOMAIN
 from plinth.kinds.group import GROUP
 from plinth.kinds.gvc import GVC
 from plinth.kinds.identity import IDENTITY
+from plinth.kinds.ipset import IPSET
 from plinth.kinds.org import ORG
 from plinth.kinds.policy import POLICY
 from plinth.kinds.serviceaccount import SERVICEACCOUNT
@@ -30,5 +31,6 @@ KINDS: tuple[KindSpec, ...] = (
     POLICY,
     WORKLOAD,
     IDENTITY,
+    IPSET,
 )
 REGISTRY: dict[str, KindSpec] = {kind.name: kind for kind in KINDS}
