@@ -132,3 +132,16 @@ def test_the_clis_identity_create_body_and_gvc_delete_force(api: httpx.Client, u
     assert api.delete(f"/org/acme/gvc/{unique}").status_code == 409
     assert api.delete(f"/org/acme/gvc/{unique}/identity/reader").status_code == 202
     assert api.delete(f"/org/acme/gvc/{unique}").status_code == 202
+
+
+def test_the_clis_ip_set_and_audit_context_create_bodies(api: httpx.Client, unique: str) -> None:
+    """``cpln ipset create --location aws-us-east-1`` without ``--link`` (``spec.link`` is
+    undefined, so JSON leaves it out) and ``cpln auditctx create`` without ``--description``."""
+    location = {"name": "/org/acme/location/aws-us-east-1", "retentionPolicy": "keep"}
+    body = {"name": unique, "description": unique, "tags": {"a": "b"}, "spec": {"locations": [location]}}
+    made = api.post("/org/acme/ipset", json=body)
+    assert made.status_code == 201, made.text
+    assert made.json()["spec"] == body["spec"] and made.json()["status"] == {"ipAddresses": []}
+    context = api.post("/org/acme/auditctx", json={"name": unique, "tags": {}})
+    assert context.status_code == 201, context.text
+    assert (context.json()["description"], context.json()["origin"]) == (unique, "default")

@@ -798,6 +798,39 @@ IPSETS = listing(
 )
 
 
+AUDITCTXS = listing(
+    "auditctx",
+    [
+        {
+            "id": "actx-1",
+            "name": "cpln",
+            "kind": "auditctx",
+            "version": 1,
+            "description": "Built-in: the platform's own audit events",
+            "tags": {},
+            "created": "2025-01-01T00:00:00.000Z",
+            "lastModified": "2025-01-01T00:00:00.000Z",
+            "links": links(f"/org/{ORG}/auditctx/cpln", org=f"/org/{ORG}"),
+            "origin": "builtin",
+            "status": {},
+        },
+        {
+            "id": "actx-2",
+            "name": "payments",
+            "kind": "auditctx",
+            "version": 3,
+            "description": "Who changed what in the payment services, kept for the auditors",
+            "tags": {"team": "payments", "retention-days": 400},
+            "created": "2025-02-05T16:30:00.000Z",
+            "lastModified": "2025-02-06T16:30:00.000Z",
+            "links": links(f"/org/{ORG}/auditctx/payments", org=f"/org/{ORG}"),
+            "origin": "default",
+            "status": {},
+        },
+    ],
+)
+
+
 UNKNOWN_KIND = {"name": "zed", "kind": "gadget", "id": "x", "1": "first", "b": {"z": 1, "a": 2}, "version": 1.0}
 BARE_ARRAY = [{"name": "one", "kind": "domain"}, {"name": "two", "kind": "domain"}]
 NO_NAME_LIST = listing("domain", [{"kind": "domain", "description": "has no name"}])

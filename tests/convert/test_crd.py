@@ -26,6 +26,7 @@ SCHEMA_FILES = {
     "workload": "Workload.yaml",
     "identity": "Identity.yaml",
     "ipset": "IpSet.yaml",
+    "auditctx": "AuditContext.yaml",
 }
 
 
@@ -53,6 +54,7 @@ ITEMS = [
     *d.WORKLOADS["items"],
     *d.IDENTITIES["items"],
     *d.IPSETS["items"],
+    *d.AUDITCTXS["items"],
 ]
 
 

@@ -144,3 +144,13 @@ def test_ip_set_has_its_link_and_one_location_block_per_location() -> None:
         "description": "spare",
         "tags": {},
     }
+
+
+def test_audit_context_is_name_description_and_tags() -> None:
+    found = resources(to_terraform(d.AUDITCTXS))
+    assert found[("cpln_audit_context", "payments")] == {
+        "name": "payments",
+        "description": "Who changed what in the payment services, kept for the auditors",
+        "tags": {"team": "payments", "retention-days": "400"},
+    }
+    assert "origin" not in found[("cpln_audit_context", "cpln")]

@@ -3,7 +3,8 @@
 ``to_terraform(item_or_list) -> str``: one ``resource`` block per item, valid HCL. Kinds:
 ``cpln_org`` (its settings), ``cpln_gvc``, ``cpln_domain``, ``cpln_volume_set``,
 ``cpln_service_account``, ``cpln_group``, ``cpln_policy``, ``cpln_ipset`` (``link`` and one
-``location`` block per location), and in modules of their own ``cpln_workload``
+``location`` block per location), ``cpln_audit_context`` (name, description and tags: the
+provider only forgets one on destroy), and in modules of their own ``cpln_workload``
 (``terraform_workload``, kinds.md §1.20) and ``cpln_identity`` (``terraform_identity``,
 kinds.md §3.3). The provider names members,
 principals and targets relative to the org (``group/devs``, ``user/ada@example.com``; target
@@ -168,6 +169,7 @@ RESOURCES: dict[str, tuple[str, Callable[[dict[str, Any]], Body]]] = {
     "workload": ("cpln_workload", workload),
     "identity": ("cpln_identity", identity),
     "ipset": ("cpln_ipset", ipset),
+    "auditctx": ("cpln_audit_context", common),
 }
 
 

@@ -7,6 +7,7 @@ its conformance ``example``, one entry in ``KINDS``, and its permissions in ``pe
 
 from __future__ import annotations
 
+from plinth.kinds.auditctx import AUDITCTX
 from plinth.kinds.base import KindSpec
 from plinth.kinds.domain import DOMAIN
 from plinth.kinds.group import GROUP
@@ -32,5 +33,6 @@ KINDS: tuple[KindSpec, ...] = (
     WORKLOAD,
     IDENTITY,
     IPSET,
+    AUDITCTX,
 )
 REGISTRY: dict[str, KindSpec] = {kind.name: kind for kind in KINDS}

@@ -6,9 +6,11 @@ account in ``superusers``, mints the admin key (printed once, written 0600 to th
 records ``admin`` as the holder of the server-admin right (creating further orgs). A claim left
 by a process killed before it finished is taken over after :data:`CLAIM_LEASE_S`.
 
-Every org gets the same built-ins: groups ``superusers`` and ``viewers``, and for every served
-kind the policies ``superusers-{kind}`` (manage) and ``viewers-{kind}`` (view), ``target: all``.
-Built-ins have ``origin: builtin``: none can be deleted, built-in policies cannot be edited.
+Every org gets the same built-ins: groups ``superusers`` and ``viewers``, for every served
+kind the policies ``superusers-{kind}`` (manage) and ``viewers-{kind}`` (view), ``target: all``,
+and the audit context ``cpln`` (which receives the platform's own events on the hosted platform).
+Built-ins have ``origin: builtin``: none can be deleted, built-in policies and audit contexts
+cannot be edited.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from plinth.auth.signing import ensure_signing_key, load_key
 from plinth.engine.identity import add_key
 from plinth.engine.requestinfo import RequestInfo
 from plinth.engine.service import SYSTEM, Engine
+from plinth.kinds.auditctx import BUILTIN_CONTEXT
 from plinth.kinds.permissions import PERMISSIONS
 from plinth.storage.base import SetMeta, Storage
 
@@ -54,6 +57,9 @@ async def seed_org(engine: Engine, org: str) -> None:
                 "bindings": [{"permissions": [permission], "principalLinks": [f"/org/{org}/group/{group}"]}],
             }
             await engine.upsert(RequestInfo(kind="policy", org=org, name=name), body, system=BUILTIN)
+    if "auditctx" in engine.kinds:
+        context = {"name": BUILTIN_CONTEXT, "description": "Built-in: the platform's own audit events"}
+        await engine.upsert(RequestInfo(kind="auditctx", org=org, name=BUILTIN_CONTEXT), context, system=BUILTIN)
 
 
 def _claimed_at(claim: str) -> float | None:

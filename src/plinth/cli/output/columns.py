@@ -299,6 +299,7 @@ MODELS: dict[str, list[Column]] = {
         TAGS,
     ],
     "ipset": [NAME, DESCRIPTION, Column("LINK", ipset_link), Column("LOCATIONS", ipset_locations), TAGS],
+    "auditctx": [NAME, DESCRIPTION, ORIGIN, TAGS],
     # One row per location (kinds.md §1.14); STATUS lists every key of ``status``.
     "deployment": [
         Column("NAME/LOCATION", field("name")),
