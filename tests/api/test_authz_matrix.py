@@ -50,7 +50,8 @@ PRINCIPAL_ROUTES = ("sa", "grp", "usr")
 TARGET_ROUTES = ("link", "query", "all")
 HELD = ("view", "create", "edit", "delete", "addKey", "manage")
 
-# api.md §3: the default set, plus addKey on serviceaccount; org has no create or delete.
+# api.md §3: the default set, plus addKey on serviceaccount; org has no create or delete; kinds.md
+# §11 for identity (use), ipset (the default set) and auditctx (readAudit, writeAudit, no delete).
 BASIC = frozenset({"create", "delete", "edit", "manage", "view"})
 ORG_PERMISSIONS = frozenset(
     {"edit", "manage", "view", "exec", "exec.echo", "grafanaAdmin", "readLogs", "readMetrics", "readUsage"}
@@ -65,6 +66,10 @@ PERMISSIONS = {
     "policy": BASIC,
     "workload": BASIC | {"connect", "exec", "exec.runCronWorkload", "exec.stopReplica", "configureLoadBalancer"},
     "org": ORG_PERMISSIONS,
+    "identity": BASIC | {"use"},
+    "ipset": BASIC,
+    # Audit contexts are never deleted: no delete permission, and no delete row.
+    "auditctx": (BASIC - {"delete"}) | {"readAudit", "writeAudit"},
 }
 
 
@@ -152,8 +157,8 @@ def _gvc_scoped(kind: str) -> KindUnderTest:
 
 
 KINDS = {
-    **{k: _org_scoped(k) for k in ("gvc", "domain", "serviceaccount", "group", "policy")},
-    **{k: _gvc_scoped(k) for k in ("volumeset", "workload")},
+    **{k: _org_scoped(k) for k in ("gvc", "domain", "serviceaccount", "group", "policy", "ipset", "auditctx")},
+    **{k: _gvc_scoped(k) for k in ("volumeset", "workload", "identity")},
 }
 TARGET = "tgt"  # covered by every target route (linked and tagged)
 UNCOVERED = "off"  # neither linked nor tagged: only target: all covers it
@@ -473,8 +478,11 @@ ITEM_VERBS = (
     "accessreport",
 )
 ROWS = [
-    (k, v) for k in ("gvc", "domain", "volumeset", "serviceaccount", "group", "policy", "workload") for v in ITEM_VERBS
+    (k, v)
+    for k in ("gvc", "domain", "volumeset", "serviceaccount", "group", "policy", "workload", "identity", "ipset")
+    for v in ITEM_VERBS
 ]
+ROWS += [("auditctx", v) for v in ITEM_VERBS if v != "delete"]
 ROWS.insert(ROWS.index(("serviceaccount", "delete")) + 1, ("serviceaccount", "addKey"))
 ROWS.append(("workload", "deployments"))
 ROWS += [("org", v) for v in ("org-get", "org-list", "org-patch", "org-eventlog", "org-accessreport")]
