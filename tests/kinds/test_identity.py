@@ -15,73 +15,18 @@ from plinth.kinds.base import CRUD_VERBS, Item, KindContext
 from plinth.kinds.gvc.prepare import gvc_alias
 from plinth.kinds.identity import IDENTITY
 from plinth.kinds.permissions import PERMISSIONS
+from tests.cli import golden_docs as d
 
 ORG = "acme"
 ID = "0b7e4a55-3f4e-4d7e-9d38-0f4b1d2c3a4b"
 CTX = KindContext(org=ORG, now="2026-01-01T00:00:00.000Z", gvc="main", parent={"id": "g-1", "name": "main"}, id=ID)
 ACCOUNT = "//cloudaccount/main"
 
-#: Every field an identity takes, defaults included: stored exactly as sent.
+#: Every field an identity takes, defaults included: stored exactly as sent. The served identity
+#: of the goldens as a client would send it back, and the cluster access lists it lacks.
+SERVED = frozenset({"id", "name", "version", "created", "lastModified", "links", "gvc", "status"})
 MAXIMAL: dict[str, Any] = {
-    "kind": "identity",
-    "description": "The reporting workloads",
-    "tags": {"team": "data"},
-    "aws": {
-        "cloudAccountLink": f"/org/{ORG}/cloudaccount/aws",
-        "policyRefs": ["aws::AmazonS3ReadOnlyAccess", "reporting-writer"],
-        "trustPolicy": {
-            "Version": "2012-10-17",
-            "Statement": [{"Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::1:root"}, "Action": "sts:AssumeRole"}],
-        },
-    },
-    "gcp": {
-        "cloudAccountLink": f"/org/{ORG}/cloudaccount/gcp",
-        "scopes": ["https://www.googleapis.com/auth/cloud-platform", "https://www.googleapis.com/auth/bigquery"],
-        "bindings": [
-            {"resource": "//cloudresourcemanager.googleapis.com/projects/p", "roles": ["roles/viewer"]},
-            {"roles": ["roles/bigquery.dataViewer", "roles/bigquery.jobUser"]},
-        ],
-    },
-    "azure": {
-        "cloudAccountLink": f"/org/{ORG}/cloudaccount/azure",
-        "roleAssignments": [
-            {"scope": "/subscriptions/s/resourceGroups/rg", "roles": ["AcrPull"]},
-            {"roles": ["Reader"]},
-        ],
-    },
-    "ngs": {
-        "cloudAccountLink": f"/org/{ORG}/cloudaccount/nats",
-        "pub": {"allow": ["orders.>"], "deny": ["orders.secret"]},
-        "sub": {"allow": ["replies.*"]},
-        "resp": {"max": 5, "ttl": "500ms"},
-        "subs": 10,
-        "data": 1048576,
-        "payload": 65536,
-    },
-    "networkResources": [
-        {"name": "warehouse", "agentLink": f"/org/{ORG}/agent/dc1", "FQDN": "db.corp.example", "ports": [5432]},
-        {
-            "name": "ldap",
-            "agentLink": f"/org/{ORG}/agent/dc1",
-            "FQDN": "ldap.corp.example",
-            "resolverIP": "10.0.0.53",
-            "ports": [389, 636],
-        },
-        {"name": "legacy", "IPs": ["10.1.0.1", "10.1.0.2", "10.1.0.3", "10.1.0.4", "10.1.0.5"], "ports": [0, 65535]},
-    ],
-    "nativeNetworkResources": [
-        {
-            "name": "rds",
-            "FQDN": "rds.internal.example",
-            "ports": [5432],
-            "awsPrivateLink": {"endpointServiceName": "com.amazonaws.vpce.us-west-2.vpce-svc-01af6c4c9260ac550"},
-        },
-        {
-            "name": "cloudsql",
-            "ports": list(range(1, 11)),
-            "gcpServiceConnect": {"targetService": "projects/p/regions/r/serviceAttachments/sql"},
-        },
-    ],
+    **{key: value for key, value in copy.deepcopy(d.IDENTITY).items() if key not in SERVED},
     "memcacheAccess": [{"clusterLink": f"/org/{ORG}/memcachecluster/cache", "role": "readWrite"}],
     "spicedbAccess": [{"clusterLink": f"/org/{ORG}/spicedbcluster/authz", "role": "checkPermission"}],
 }

@@ -1,7 +1,7 @@
 """The identity's top-level schema (kinds.md §3.1): its provider blocks and network resources.
 
 Single-field rules live here (bounds, patterns, enums, addresses), and so do the "one of these
-shapes" rules of one object (``exactly_one``: an AWS block names a role or policies, a GCP
+shapes" rules of one object (``OneOfModel``: an AWS block names a role or policies, a GCP
 block a service account or bindings, a network resource IPs or an FQDN, a native one AWS
 PrivateLink or GCP Private Service Connect), whose error lands on the object itself. Rules
 that relate fields across objects (names and FQDNs unique over both resource lists, a trust
@@ -12,13 +12,12 @@ Defaults are filled only inside blocks the client sent.
 from __future__ import annotations
 
 import ipaddress
-import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, Field
 
 from plinth.kinds.domain.names import domain_name_rule
-from plinth.kinds.spec_model import NonEmptyStr, SpecModel, TopLevelModel, exactly_one
+from plinth.kinds.spec_model import NonEmptyStr, OneOfModel, SpecModel, TopLevelModel, matching
 
 #: Network resources and native network resources, each list (kinds.md §3.1).
 RESOURCES_MAX = 50
@@ -30,29 +29,6 @@ ROLE_NAME_MAX = 64
 GCP_DEFAULT_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 #: NGS limits: ``-1`` means unlimited.
 UNLIMITED = -1
-
-_ROLE_NAME = re.compile(r"[a-zA-Z0-9/+=,.@_-]+")
-_GCP_SERVICE_ACCOUNT = re.compile(r".+\.gserviceaccount\.com")
-#: A NATS response deadline: a whole number of ms, s, m or h; ``-1`` for none.
-_TTL = re.compile(r"-1|[0-9]+(ms|s|m|h)")
-
-
-def _check_role_name(value: str) -> str:
-    if not _ROLE_NAME.fullmatch(value):
-        raise ValueError("may contain only letters, digits and + = , . @ _ - /")
-    return value
-
-
-def _check_service_account(value: str) -> str:
-    if not _GCP_SERVICE_ACCOUNT.fullmatch(value):
-        raise ValueError("must be a GCP service account email ending in .gserviceaccount.com")
-    return value
-
-
-def _check_ttl(value: str) -> str:
-    if not _TTL.fullmatch(value):
-        raise ValueError("must be a whole number of ms, s, m or h (e.g. 500ms, 5m), or -1 for no deadline")
-    return value
 
 
 def _check_ipv4(value: str) -> str:
@@ -70,6 +46,18 @@ def _check_fqdn(value: str) -> str:
     return value
 
 
+RoleName = Annotated[
+    str,
+    Field(min_length=1, max_length=ROLE_NAME_MAX),
+    matching(r"[a-zA-Z0-9/+=,.@_-]+", "may contain only letters, digits and + = , . @ _ - /"),
+]
+GcpServiceAccount = Annotated[
+    str, matching(r".+\.gserviceaccount\.com", "must be a GCP service account email ending in .gserviceaccount.com")
+]
+#: A NATS response deadline: a whole number of ms, s, m or h; ``-1`` for none.
+Ttl = Annotated[
+    str, matching(r"-1|[0-9]+(ms|s|m|h)", "must be a whole number of ms, s, m or h (e.g. 500ms, 5m), or -1 for none")
+]
 IPv4 = Annotated[str, AfterValidator(_check_ipv4)]
 Fqdn = Annotated[str, AfterValidator(_check_fqdn)]
 #: A port a network resource exposes (0 to 65535, kinds.md §3.1).
@@ -85,18 +73,14 @@ class IdentityAwsTrustPolicy(SpecModel):
     Statement: list[dict[str, Any]] | None = None
 
 
-class IdentityAws(SpecModel):
+class IdentityAws(OneOfModel):
+    ONE_OF = ("policyRefs", "roleName")
+    ONE_OF_WHAT = "way to grant AWS access"
+
     cloudAccountLink: NonEmptyStr
     policyRefs: Annotated[list[NonEmptyStr], Field(min_length=1)] | None = None
-    roleName: Annotated[str, Field(min_length=1, max_length=ROLE_NAME_MAX), AfterValidator(_check_role_name)] | None = (
-        None
-    )
+    roleName: RoleName | None = None
     trustPolicy: IdentityAwsTrustPolicy | None = None
-
-    @model_validator(mode="after")
-    def _role_or_policies(self) -> IdentityAws:
-        exactly_one(self, ("policyRefs", "roleName"), "way to grant AWS access")
-        return self
 
 
 class IdentityGcpBinding(SpecModel):
@@ -105,16 +89,14 @@ class IdentityGcpBinding(SpecModel):
     roles: Roles
 
 
-class IdentityGcp(SpecModel):
+class IdentityGcp(OneOfModel):
+    ONE_OF = ("serviceAccount", "bindings")
+    ONE_OF_WHAT = "way to grant GCP access"
+
     cloudAccountLink: NonEmptyStr
     scopes: Annotated[list[NonEmptyStr], Field(min_length=1)] = Field(default_factory=lambda: [GCP_DEFAULT_SCOPE])
-    serviceAccount: Annotated[str, AfterValidator(_check_service_account)] | None = None
+    serviceAccount: GcpServiceAccount | None = None
     bindings: Annotated[list[IdentityGcpBinding], Field(min_length=1)] | None = None
-
-    @model_validator(mode="after")
-    def _account_or_bindings(self) -> IdentityGcp:
-        exactly_one(self, ("serviceAccount", "bindings"), "way to grant GCP access")
-        return self
 
 
 class IdentityAzureRoleAssignment(SpecModel):
@@ -135,7 +117,7 @@ class IdentityNgsPermission(SpecModel):
 
 class IdentityNgsResponses(SpecModel):
     max: Limit = 1
-    ttl: Annotated[str, AfterValidator(_check_ttl)] | None = None
+    ttl: Ttl | None = None
 
 
 class IdentityNgs(SpecModel):
@@ -148,18 +130,16 @@ class IdentityNgs(SpecModel):
     payload: Limit = UNLIMITED
 
 
-class IdentityNetworkResource(SpecModel):
+class IdentityNetworkResource(OneOfModel):
+    ONE_OF = ("IPs", "FQDN")
+    ONE_OF_WHAT = "way to reach the resource"
+
     name: NonEmptyStr
     agentLink: NonEmptyStr | None = None
     IPs: Annotated[list[IPv4], Field(min_length=IPS_MIN, max_length=IPS_MAX)] | None = None
     FQDN: Fqdn | None = None
     resolverIP: IPv4 | None = None
     ports: Ports
-
-    @model_validator(mode="after")
-    def _ips_or_fqdn(self) -> IdentityNetworkResource:
-        exactly_one(self, ("IPs", "FQDN"), "way to reach the resource")
-        return self
 
 
 class IdentityAwsPrivateLink(SpecModel):
@@ -170,17 +150,15 @@ class IdentityGcpServiceConnect(SpecModel):
     targetService: NonEmptyStr
 
 
-class IdentityNativeNetworkResource(SpecModel):
+class IdentityNativeNetworkResource(OneOfModel):
+    ONE_OF = ("awsPrivateLink", "gcpServiceConnect")
+    ONE_OF_WHAT = "private connection"
+
     name: NonEmptyStr
     FQDN: Fqdn | None = None
     ports: Ports
     awsPrivateLink: IdentityAwsPrivateLink | None = None
     gcpServiceConnect: IdentityGcpServiceConnect | None = None
-
-    @model_validator(mode="after")
-    def _one_connection(self) -> IdentityNativeNetworkResource:
-        exactly_one(self, ("awsPrivateLink", "gcpServiceConnect"), "private connection")
-        return self
 
 
 class IdentityMemcacheAccess(SpecModel):
