@@ -6,7 +6,7 @@
   may as well write the IP set first; the status says what is missing (``status``);
 - ``spec.locations[].name``: a location, by link or by bare name, stored as the full link
   ``/org/{org}/location/{name}``; each location once (the official CLI merges locations by
-  name). Locations are not served on this branch, so they need not exist.
+  name). Locations are not served yet, so they need not exist.
 """
 
 from __future__ import annotations
