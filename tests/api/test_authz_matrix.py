@@ -53,7 +53,8 @@ PRINCIPAL_ROUTES = ("sa", "grp", "usr")
 TARGET_ROUTES = ("link", "query", "all")
 HELD = ("view", "create", "edit", "delete", "addKey", "manage")
 
-# api.md §3: the default set, plus addKey on serviceaccount; org has no create or delete.
+# api.md §3: the default set, plus addKey on serviceaccount; org has no create or delete; kinds.md
+# §11 for identity (use), ipset (the default set) and auditctx (readAudit, writeAudit, no delete).
 BASIC = frozenset({"create", "delete", "edit", "manage", "view"})
 ORG_PERMISSIONS = frozenset(
     {"edit", "manage", "view", "exec", "exec.echo", "grafanaAdmin", "readLogs", "readMetrics", "readUsage"}
@@ -70,6 +71,10 @@ PERMISSIONS = {
     "org": ORG_PERMISSIONS,
     # kinds.md §4.3 and §11: no delete, and use (placing GVCs there); deleting needs manage.
     "location": (BASIC - {"delete"}) | {"use"},
+    "identity": BASIC | {"use"},
+    "ipset": BASIC,
+    # Audit contexts are never deleted: no delete permission, and no delete row.
+    "auditctx": (BASIC - {"delete"}) | {"readAudit", "writeAudit"},
 }
 #: The permission a delete needs, where it is not ``delete``.
 DELETE_NEEDS = {"location": "manage"}
@@ -161,8 +166,11 @@ def _gvc_scoped(kind: str) -> KindUnderTest:
 
 
 KINDS = {
-    **{k: _org_scoped(k) for k in ("gvc", "domain", "serviceaccount", "group", "policy", "location")},
-    **{k: _gvc_scoped(k) for k in ("volumeset", "workload")},
+    **{
+        k: _org_scoped(k)
+        for k in ("gvc", "domain", "serviceaccount", "group", "policy", "location", "ipset", "auditctx")
+    },
+    **{k: _gvc_scoped(k) for k in ("volumeset", "workload", "identity")},
 }
 TARGET = "tgt"  # covered by every target route (linked and tagged)
 UNCOVERED = "off"  # neither linked nor tagged: only target: all covers it
@@ -490,9 +498,12 @@ ITEM_VERBS = (
     "accessreport",
 )
 ROWS = [
-    (k, v) for k in ("gvc", "domain", "volumeset", "serviceaccount", "group", "policy", "workload") for v in ITEM_VERBS
+    (k, v)
+    for k in ("gvc", "domain", "volumeset", "serviceaccount", "group", "policy", "workload", "identity", "ipset")
+    for v in ITEM_VERBS
 ]
 ROWS += [("location", delete_verb("location") if v == "delete" else v) for v in ITEM_VERBS]
+ROWS += [("auditctx", v) for v in ITEM_VERBS if v != "delete"]
 ROWS.insert(ROWS.index(("serviceaccount", "delete")) + 1, ("serviceaccount", "addKey"))
 ROWS.append(("workload", "deployments"))
 ROWS += [("org", v) for v in ("org-get", "org-list", "org-patch", "org-eventlog", "org-accessreport")]

@@ -59,3 +59,27 @@ def test_exporters_need_credentials_and_an_existing_item(server: ServerProcess, 
     assert httpx.get(tf_url + "/org/acme/gvc").status_code == 401
     assert api.get(crd_url + "/org/acme/gvc/never-made").status_code == 404
     assert api.post(crd_url + "/org/acme/gvc", json={}).status_code == 405
+
+
+def test_identities_ip_sets_and_audit_contexts_export(server: ServerProcess, api: httpx.Client, unique: str) -> None:
+    tf_url, crd_url = _exporters(server)
+    api.post("/org/acme/gvc", json={"name": unique})
+    body = {
+        "name": "reader",
+        "gcp": {"cloudAccountLink": "//cloudaccount/gcp", "bindings": [{"roles": ["roles/viewer"]}]},
+        "networkResources": [{"name": "db", "FQDN": "db.example.com", "ports": [5432]}],
+    }
+    link = api.post(f"/org/acme/gvc/{unique}/identity", json=body).headers["location"]
+    ((key, identity),) = resources(api.get(tf_url + link).text).items()
+    assert key == ("cpln_identity", "reader") and identity["gvc"] == unique
+    assert identity["gcp_access_policy"][0]["scopes"] == "https://www.googleapis.com/auth/cloud-platform"
+    assert identity["network_resource"] == [{"name": "db", "fqdn": "db.example.com", "ports": [5432]}]
+    obj = api.get(crd_url + link).json()
+    assert (obj["kind"], obj["gvc"], obj["metadata"]["namespace"]) == ("identity", unique, unique)
+    assert obj["networkResources"] == body["networkResources"] and "status" not in obj
+    api.post("/org/acme/ipset", json={"name": unique, "spec": {"link": f"//gvc/{unique}"}})
+    api.post("/org/acme/auditctx", json={"name": unique})
+    ip_sets = resources(api.get(tf_url + "/org/acme/ipset").text)
+    assert ip_sets[("cpln_ipset", unique)]["link"] == f"/org/acme/gvc/{unique}"
+    contexts = resources(api.get(tf_url + "/org/acme/auditctx").text)
+    assert {("cpln_audit_context", "cpln"), ("cpln_audit_context", unique)} <= set(contexts)

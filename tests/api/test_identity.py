@@ -14,7 +14,10 @@ from tests.api.authz_support import assert_forbidden, every_item, ok, service_ac
 from tests.support.server import ServerProcess
 
 ORG = "acme"
-SERVED_KINDS = ("domain", "group", "gvc", "org", "policy", "serviceaccount", "user", "volumeset")
+SERVED_KINDS = (
+    "auditctx", "domain", "group", "gvc", "identity", "ipset", "org", "policy", "serviceaccount", "user", "volumeset",
+    "workload",
+)  # fmt: skip
 
 
 def _policy(name: str, kind: str, permissions: list[str], principals: list[str], **target: Any) -> dict[str, Any]:

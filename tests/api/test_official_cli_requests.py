@@ -115,17 +115,33 @@ def test_applying_the_same_volume_set_again_changes_nothing(api: httpx.Client, u
     assert patched.json()["version"] == 1
 
 
-def test_identities_read_as_empty_and_refuse_writes(api: httpx.Client, unique: str) -> None:
-    """``cpln gvc delete --force`` lists a GVC's identities before deleting it."""
+def test_the_clis_identity_create_body_and_gvc_delete_force(api: httpx.Client, unique: str) -> None:
+    """``cpln identity create`` sends ``{name, description, tags}``; ``cpln gvc delete --force``
+    lists the GVC's identities and deletes them (after its workloads) before the GVC."""
     assert api.post("/org/acme/gvc", json={"name": unique}).status_code == 201
-    for kind in ("identity",):
-        listed = api.get(f"/org/acme/gvc/{unique}/{kind}").json()
-        assert (listed["kind"], listed["itemKind"], listed["items"]) == ("list", kind, [])
-        assert api.get(f"/org/acme/{kind}").json()["items"] == []
-        missing = api.get(f"/org/acme/gvc/{unique}/{kind}/x").json()
-        assert (missing["status"], missing["code"]) == (404, "not_found")
-        refused = api.post(f"/org/acme/gvc/{unique}/{kind}", json={"name": "x"})
-        assert refused.status_code == 405
-        assert api.put(f"/org/acme/gvc/{unique}/{kind}/x", json={"name": "x"}).status_code == 405
-        assert api.post(f"/org/acme/{kind}/-query", json={}).json()["items"] == []
+    body = {"name": "reader", "description": "reader", "tags": {}}
+    identity = api.post(f"/org/acme/gvc/{unique}/identity", json=body)
+    assert identity.status_code == 201, identity.text
+    assert identity.headers["location"] == f"/org/acme/gvc/{unique}/identity/reader"
+    assert set(identity.json()) == {
+        "id", "name", "kind", "version", "description", "tags", "created", "lastModified", "links", "gvc", "status",
+    }  # fmt: skip
+    listed = api.get(f"/org/acme/gvc/{unique}/identity").json()
+    assert (listed["kind"], listed["itemKind"]) == ("list", "identity")
+    assert [i["name"] for i in listed["items"]] == ["reader"]
+    assert api.delete(f"/org/acme/gvc/{unique}").status_code == 409
+    assert api.delete(f"/org/acme/gvc/{unique}/identity/reader").status_code == 202
     assert api.delete(f"/org/acme/gvc/{unique}").status_code == 202
+
+
+def test_the_clis_ip_set_and_audit_context_create_bodies(api: httpx.Client, unique: str) -> None:
+    """``cpln ipset create --location aws-us-east-1`` without ``--link`` (``spec.link`` is
+    undefined, so JSON leaves it out) and ``cpln auditctx create`` without ``--description``."""
+    location = {"name": "/org/acme/location/aws-us-east-1", "retentionPolicy": "keep"}
+    body = {"name": unique, "description": unique, "tags": {"a": "b"}, "spec": {"locations": [location]}}
+    made = api.post("/org/acme/ipset", json=body)
+    assert made.status_code == 201, made.text
+    assert made.json()["spec"] == body["spec"] and made.json()["status"] == {"ipAddresses": []}
+    context = api.post("/org/acme/auditctx", json={"name": unique, "tags": {}})
+    assert context.status_code == 201, context.text
+    assert (context.json()["description"], context.json()["origin"]) == (unique, "default")

@@ -268,6 +268,7 @@ def test_deleting_a_gvc_that_holds_workloads_names_them(api: httpx.Client, uniqu
 
 def test_short_identity_link_is_stored_in_full_and_the_gvc_object_is_ignored(api: httpx.Client, unique: str) -> None:
     make_gvc(api, unique)
+    assert api.post(f"/org/acme/gvc/{unique}/identity", json={"name": "reader"}).status_code == 201
     body = {"name": "web", "gvc": {}, "spec": {"identityLink": "//identity/reader", "containers": [container()]}}
     made = api.post(f"/org/acme/gvc/{unique}/workload", json=body)
     assert made.status_code == 201, made.text

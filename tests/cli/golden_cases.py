@@ -58,6 +58,10 @@ DOCS = {
     "deployment-item": (f"{A}/gvc/prod/workload/web/deployment/aws-us-west-2", d.DEPLOYMENTS["items"][0]),
     "location-item": (f"{A}/location/aws-us-east-1", d.LOCATION),
     "location-list": (f"{A}/location", d.LOCATIONS),
+    "identity-item": (f"{A}/gvc/prod/identity/storefront", d.IDENTITY),
+    "identity-list": (f"{A}/gvc/prod/identity", d.IDENTITIES),
+    "ipset-list": (f"{A}/ipset", d.IPSETS),
+    "auditctx-list": (f"{A}/auditctx", d.AUDITCTXS),
     "unknown-kind": (f"{A}/gadget/zed", d.UNKNOWN_KIND),
     "bare-array": (f"{A}/-array", d.BARE_ARRAY),
 }
@@ -399,6 +403,41 @@ def _usage_cases() -> list[Case]:
     ]
 
 
+def _identity_and_ipset_cases() -> list[Case]:
+    """The identity and IP set tables on shapes Plinth never serves, which the official models
+    still read without crashing: empty and null provider blocks, a status that is not an object,
+    an IP set location without a retention policy, a null or missing spec."""
+    egress = d.IPSETS["items"][0]
+    ipsets = d.listing(
+        "ipset",
+        [
+            {
+                **egress,
+                "name": "odd-locations",
+                "spec": {
+                    "link": 0,
+                    "locations": [{"name": "aws-us-west-2"}, {"name": f"{A}/location/x", "retentionPolicy": None}],
+                },
+            },
+            {**egress, "name": "null-spec", "spec": None},
+            {k: v for k, v in egress.items() if k != "spec"} | {"name": "no-spec"},
+        ],
+    )
+    bare = d.IDENTITY_BARE
+    identities = d.listing(
+        "identity",
+        [
+            {**bare, "name": "empty-blocks", "aws": {}, "gcp": None, "azure": {"roleAssignments": []}},
+            {k: v for k, v in bare.items() if k != "status"} | {"name": "no-status"},
+            {**bare, "name": "odd-status", "status": "pending", "gcp": 0},
+        ],
+    )
+    return [
+        Case("ipset-odd.text", ("get", f"{A}/ipset"), {("GET", f"{A}/ipset"): ok(ipsets)}),
+        Case("identity-odd.text", ("get", f"{A}/identity"), {("GET", f"{A}/identity"): ok(identities)}),
+    ]
+
+
 CASES: list[Case] = [
     *_format_cases(),
     *_special_bodies(),
@@ -408,6 +447,7 @@ CASES: list[Case] = [
     *_debug_cases(),
     *_export_cases(),
     *_workload_cases(),
+    *_identity_and_ipset_cases(),
     *_edit_cases(),
     *_paging_cases(),
     *_usage_cases(),

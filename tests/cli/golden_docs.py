@@ -660,6 +660,177 @@ DEPLOYMENTS = listing(
 )
 
 
+def identity_links(name: str, gvc: str = "prod") -> list[dict[str, str]]:
+    return links(f"/org/{ORG}/gvc/{gvc}/identity/{name}", org=f"/org/{ORG}", gvc=f"/org/{ORG}/gvc/{gvc}")
+
+
+#: An identity with every block (kinds.md §3.1), as Plinth serves it.
+IDENTITY = {
+    "id": "id-1",
+    "name": "storefront",
+    "kind": "identity",
+    "version": 4,
+    "description": "What the storefront workloads act as towards the clouds and the warehouse",
+    "tags": {"team": "shop", "pci": True},
+    "created": "2025-02-01T08:00:00.000Z",
+    "lastModified": "2025-02-10T08:00:00.000Z",
+    "links": identity_links("storefront"),
+    "gvc": "prod",
+    "aws": {
+        "cloudAccountLink": f"/org/{ORG}/cloudaccount/aws-main",
+        "policyRefs": ["aws::AmazonS3ReadOnlyAccess", "storefront-writer"],
+        "trustPolicy": {
+            "Version": "2012-10-17",
+            "Statement": [
+                {"Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::123456789012:root"}, "Action": "sts:AssumeRole"}
+            ],
+        },
+    },
+    "gcp": {
+        "cloudAccountLink": f"/org/{ORG}/cloudaccount/gcp-main",
+        "scopes": ["https://www.googleapis.com/auth/cloud-platform", "https://www.googleapis.com/auth/bigquery"],
+        "bindings": [
+            {"resource": "//cloudresourcemanager.googleapis.com/projects/shop", "roles": ["roles/viewer"]},
+            {"roles": ["roles/bigquery.dataViewer"]},
+        ],
+    },
+    "azure": {
+        "cloudAccountLink": f"/org/{ORG}/cloudaccount/azure-main",
+        "roleAssignments": [{"scope": "/subscriptions/s1/resourceGroups/shop", "roles": ["AcrPull", "Reader"]}],
+    },
+    "ngs": {
+        "cloudAccountLink": f"/org/{ORG}/cloudaccount/nats",
+        "pub": {"allow": ["orders.>"], "deny": ["orders.secret"]},
+        "sub": {"allow": ["replies.*"]},
+        "resp": {"max": 1, "ttl": "5m"},
+        "subs": -1,
+        "data": -1,
+        "payload": 65536,
+    },
+    "networkResources": [
+        {"name": "warehouse", "agentLink": f"/org/{ORG}/agent/dc1", "FQDN": "db.corp.example", "ports": [5432]},
+        {
+            "name": "ldap",
+            "agentLink": f"/org/{ORG}/agent/dc1",
+            "FQDN": "ldap.corp.example",
+            "resolverIP": "10.0.0.53",
+            "ports": [389, 636],
+        },
+        {"name": "legacy", "IPs": ["10.1.0.1", "10.1.0.2"], "ports": [8080]},
+    ],
+    "nativeNetworkResources": [
+        {
+            "name": "rds",
+            "FQDN": "rds.internal.example",
+            "ports": [5432],
+            "awsPrivateLink": {"endpointServiceName": "com.amazonaws.vpce.us-west-2.vpce-svc-01af6c4c9260ac550"},
+        },
+        {
+            "name": "cloudsql",
+            "ports": [3306],
+            "gcpServiceConnect": {"targetService": "projects/p/regions/r/serviceAttachments/sql"},
+        },
+    ],
+    "status": {
+        "objectName": "q2mt6vhcd5kea",
+        "aws": {"usable": False, "lastError": "Plinth does not connect to cloud providers"},
+        "gcp": {"usable": False, "lastError": "Plinth does not connect to cloud providers"},
+        "azure": {"usable": False, "lastError": "Plinth does not connect to cloud providers"},
+    },
+}
+#: What ``cpln identity create`` makes: no blocks, only the object name in its status.
+IDENTITY_BARE = {
+    "id": "id-2",
+    "name": "reporter",
+    "kind": "identity",
+    "version": 1,
+    "description": "reporter",
+    "tags": {},
+    "created": "2025-02-14T12:00:00.000Z",
+    "lastModified": "2025-02-14T12:00:00.000Z",
+    "links": identity_links("reporter"),
+    "gvc": "prod",
+    "status": {"objectName": "a7kq3hxl0m2zc"},
+}
+IDENTITIES = listing("identity", [IDENTITY, IDENTITY_BARE], self_href=f"/org/{ORG}/gvc/prod/identity")
+
+
+IPSETS = listing(
+    "ipset",
+    [
+        {
+            "id": "ips-1",
+            "name": "egress",
+            "kind": "ipset",
+            "version": 2,
+            "description": "Static addresses the payment provider allow-lists, one per region",
+            "tags": {"team": "payments", "reserved": True},
+            "created": "2025-02-02T10:00:00.000Z",
+            "lastModified": "2025-02-03T10:00:00.000Z",
+            "links": links(f"/org/{ORG}/ipset/egress", org=f"/org/{ORG}"),
+            "spec": {
+                "link": f"/org/{ORG}/gvc/prod/workload/web",
+                "locations": [
+                    {"name": f"/org/{ORG}/location/aws-us-west-2", "retentionPolicy": "keep"},
+                    {"name": f"/org/{ORG}/location/gcp-us-east1", "retentionPolicy": "free"},
+                ],
+            },
+            "status": {"ipAddresses": []},
+        },
+        {
+            "id": "ips-2",
+            "name": "spare",
+            "kind": "ipset",
+            "version": 1,
+            "description": "spare",
+            "tags": {},
+            "created": "2025-02-14T00:00:00.000Z",
+            "lastModified": "2025-02-14T00:00:00.000Z",
+            "links": links(f"/org/{ORG}/ipset/spare", org=f"/org/{ORG}"),
+            "spec": {"link": f"/org/{ORG}/gvc/dev"},
+            "status": {
+                "ipAddresses": [],
+                "warning": f"Cross-link misconfiguration: /org/{ORG}/gvc/dev must name this IP set in "
+                "spec.loadBalancer.ipSet, with a dedicated load balancer",
+            },
+        },
+    ],
+)
+
+
+AUDITCTXS = listing(
+    "auditctx",
+    [
+        {
+            "id": "actx-1",
+            "name": "cpln",
+            "kind": "auditctx",
+            "version": 1,
+            "description": "Built-in: the platform's own audit events",
+            "tags": {},
+            "created": "2025-01-01T00:00:00.000Z",
+            "lastModified": "2025-01-01T00:00:00.000Z",
+            "links": links(f"/org/{ORG}/auditctx/cpln", org=f"/org/{ORG}"),
+            "origin": "builtin",
+            "status": {},
+        },
+        {
+            "id": "actx-2",
+            "name": "payments",
+            "kind": "auditctx",
+            "version": 3,
+            "description": "Who changed what in the payment services, kept for the auditors",
+            "tags": {"team": "payments", "retention-days": 400},
+            "created": "2025-02-05T16:30:00.000Z",
+            "lastModified": "2025-02-06T16:30:00.000Z",
+            "links": links(f"/org/{ORG}/auditctx/payments", org=f"/org/{ORG}"),
+            "origin": "default",
+            "status": {},
+        },
+    ],
+)
+
+
 UNKNOWN_KIND = {"name": "zed", "kind": "gadget", "id": "x", "1": "first", "b": {"z": 1, "a": 2}, "version": 1.0}
 BARE_ARRAY = [{"name": "one", "kind": "domain"}, {"name": "two", "kind": "domain"}]
 NO_NAME_LIST = listing("domain", [{"kind": "domain", "description": "has no name"}])

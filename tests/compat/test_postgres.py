@@ -1,7 +1,8 @@
 """A representative subset of the official CLI cases against a server on PostgreSQL.
 
 The other modules run on SQLite; these cases re-run their functions here, with ``server``
-overridden: writes, keys, lists with paging, the apply/delete round trip and errors, through flags.
+overridden: writes, keys, lists with paging, the apply/delete round trip and errors, identities,
+IP sets and audit contexts, through flags.
 """
 
 from __future__ import annotations
@@ -9,6 +10,11 @@ from __future__ import annotations
 import pytest
 
 from tests.compat.conftest import Cpln
+from tests.compat.test_identities_ipsets_auditctx import (
+    test_a_workload_uses_an_identity_that_exists,
+    test_auditctx_create_get_update_and_no_delete,
+    test_ipset_create_locations_get_delete,
+)
 from tests.compat.test_rest import (
     test_create_from_json_yaml_and_stdin_follows_location,
     test_errors_reach_cpln_in_its_shape,
@@ -30,12 +36,15 @@ from tests.support.server import ServerProcess
 pytestmark = pytest.mark.postgres
 
 __all__ = [
+    "test_a_workload_uses_an_identity_that_exists",
     "test_apply_a_stack_waits_until_ready_and_links_resolve",
     "test_apply_creates_then_updates_and_delete_from_file_waits_for_404",
+    "test_auditctx_create_get_update_and_no_delete",
     "test_create_from_json_yaml_and_stdin_follows_location",
     "test_cron_start_and_get",
     "test_errors_reach_cpln_in_its_shape",
     "test_get_over_50_items_prints_the_paging_notice",
+    "test_ipset_create_locations_get_delete",
     "test_post_put_patch_delete_round_trip",
     "test_serviceaccount_create_add_key_get_and_the_key_works",
     "test_volumeset_create_get_delete_in_a_gvc",

@@ -24,6 +24,9 @@ SCHEMA_FILES = {
     "secret": "Secret.yaml",
     "user": "User.yaml",
     "workload": "Workload.yaml",
+    "identity": "Identity.yaml",
+    "ipset": "IpSet.yaml",
+    "auditctx": "AuditContext.yaml",
 }
 
 
@@ -49,6 +52,9 @@ ITEMS = [
     *d.SECRETS["items"],
     *d.USERS["items"],
     *d.WORKLOADS["items"],
+    *d.IDENTITIES["items"],
+    *d.IPSETS["items"],
+    *d.AUDITCTXS["items"],
 ]
 
 
@@ -65,6 +71,19 @@ def test_gvc_scoped_items_carry_the_gvc_and_live_in_its_namespace() -> None:
     crd = to_crd(d.VOLUMESET, "acme")
     assert (crd["gvc"], crd["metadata"]) == ("prod", {"name": "data", "namespace": "prod"})
     assert crd["spec"]["initialCapacity"] == 10
+
+
+def test_an_identity_lives_in_its_gvcs_namespace_with_its_blocks_at_the_top_level() -> None:
+    crd = to_crd(d.IDENTITY, "acme")
+    assert (crd["kind"], crd["org"], crd["gvc"], crd["metadata"]) == (
+        "identity",
+        "acme",
+        "prod",
+        {"name": "storefront", "namespace": "prod"},
+    )
+    for block in ("aws", "gcp", "azure", "ngs", "networkResources", "nativeNetworkResources"):
+        assert crd[block] == d.IDENTITY[block]
+    assert "status" not in crd and "spec" not in crd
 
 
 def test_names_kubernetes_refuses_are_replaced_and_annotated() -> None:

@@ -139,3 +139,31 @@ def test_service_account_group_and_policy_use_the_providers_org_relative_links()
     assert deployers["binding"][0]["principal_links"] == ["group/devs", "gvc/prod/identity/x"]
     assert found[("cpln_policy", "all_gvcs")]["target"] == "all"
     assert "target_links" not in found[("cpln_policy", "all_gvcs")]
+
+
+def test_ip_set_has_its_link_and_one_location_block_per_location() -> None:
+    egress, spare = d.IPSETS["items"]
+    body = resources(to_terraform(egress))[("cpln_ipset", "egress")]
+    assert body["link"] == "/org/acme/gvc/prod/workload/web"
+    assert body["location"] == [
+        {"name": "/org/acme/location/aws-us-west-2", "retention_policy": "keep"},
+        {"name": "/org/acme/location/gcp-us-east1", "retention_policy": "free"},
+    ]
+    assert body["tags"] == {"team": "payments", "reserved": "true"}
+    assert "spec" not in body and "status" not in body
+    bare = {**spare, "spec": {}}
+    assert resources(to_terraform(bare))[("cpln_ipset", "spare")] == {
+        "name": "spare",
+        "description": "spare",
+        "tags": {},
+    }
+
+
+def test_audit_context_is_name_description_and_tags() -> None:
+    found = resources(to_terraform(d.AUDITCTXS))
+    assert found[("cpln_audit_context", "payments")] == {
+        "name": "payments",
+        "description": "Who changed what in the payment services, kept for the auditors",
+        "tags": {"team": "payments", "retention-days": "400"},
+    }
+    assert "origin" not in found[("cpln_audit_context", "cpln")]

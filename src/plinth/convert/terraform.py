@@ -3,8 +3,10 @@
 ``to_terraform(item_or_list) -> str``: one ``resource`` block per item, valid HCL. Kinds:
 ``cpln_org`` (its settings), ``cpln_gvc``, ``cpln_domain``, ``cpln_volume_set``,
 ``cpln_service_account``, ``cpln_group``, ``cpln_policy``, ``cpln_location`` (a BYOK location:
-``cpln_custom_location``) and ``cpln_workload`` (its own module, ``terraform_workload``, kinds.md
-§1.20). The provider names members,
+``cpln_custom_location``), ``cpln_ipset`` (``link`` and one ``location`` block per location),
+``cpln_audit_context`` (name, description and tags: the provider only forgets one on destroy),
+and in modules of their own ``cpln_workload`` (``terraform_workload``, kinds.md §1.20) and
+``cpln_identity`` (``terraform_identity``, kinds.md §3.3). The provider names members,
 principals and targets relative to the org (``group/devs``, ``user/ada@example.com``; target
 links by name, with ``gvc`` beside them for GVC-scoped kinds), so links are written that way.
 Users have no resource (they join by invitation). Server-owned
@@ -20,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from plinth.convert.hcl import Attribute, Block, label, render
+from plinth.convert.terraform_identity import identity
 from plinth.convert.terraform_workload import workload
 from plinth.convert.tfbody import Body, common, generic, gvc_of, snake, tag_strings
 
@@ -158,6 +161,17 @@ def _resource_of(kind: str, item: dict[str, Any]) -> str:
     return RESOURCES[kind][0]
 
 
+def ipset(item: dict[str, Any]) -> Body:
+    spec = item.get("spec") or {}
+    body = common(item)
+    if spec.get("link"):
+        body.append(Attribute("link", spec["link"]))
+    for place in spec.get("locations") or []:
+        retention = place.get("retentionPolicy", "keep")
+        body.append(Block("location", [Attribute("name", place.get("name")), Attribute("retention_policy", retention)]))
+    return body
+
+
 RESOURCES: dict[str, tuple[str, Callable[[dict[str, Any]], Body]]] = {
     "org": ("cpln_org", org),
     "gvc": ("cpln_gvc", gvc),
@@ -168,6 +182,9 @@ RESOURCES: dict[str, tuple[str, Callable[[dict[str, Any]], Body]]] = {
     "policy": ("cpln_policy", policy),
     "workload": ("cpln_workload", workload),
     "location": ("cpln_location", location),
+    "identity": ("cpln_identity", identity),
+    "ipset": ("cpln_ipset", ipset),
+    "auditctx": ("cpln_audit_context", common),
 }
 
 

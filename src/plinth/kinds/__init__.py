@@ -7,15 +7,17 @@ its conformance ``example``, one entry in ``KINDS``, and its permissions in ``pe
 
 from __future__ import annotations
 
+from plinth.kinds.auditctx import AUDITCTX
 from plinth.kinds.base import KindSpec
 from plinth.kinds.domain import DOMAIN
 from plinth.kinds.group import GROUP
 from plinth.kinds.gvc import GVC
+from plinth.kinds.identity import IDENTITY
+from plinth.kinds.ipset import IPSET
 from plinth.kinds.location import LOCATION
 from plinth.kinds.org import ORG
 from plinth.kinds.policy import POLICY
 from plinth.kinds.serviceaccount import SERVICEACCOUNT
-from plinth.kinds.unserved import IDENTITY
 from plinth.kinds.user import USER
 from plinth.kinds.volumeset import VOLUMESET
 from plinth.kinds.workload import WORKLOAD
@@ -32,5 +34,7 @@ KINDS: tuple[KindSpec, ...] = (
     WORKLOAD,
     IDENTITY,
     LOCATION,
+    IPSET,
+    AUDITCTX,
 )
 REGISTRY: dict[str, KindSpec] = {kind.name: kind for kind in KINDS}

@@ -31,9 +31,9 @@ Top-level fields beyond the envelope:
   no client may create, edit or delete (the engine enforces that). Clients never set
   ``origin``: it is dropped from every body, set to ``default`` on create, carried on update.
 
-Deleting a service account or group removes its principal links (``forget``), and a binding
-left with none goes with them: an account or group made later under the same name must not
-inherit the grants. Target links and user links stay (they need not exist).
+Deleting a service account, group or identity removes its principal links (``forget``), and a
+binding left with none goes with them: an account, group or identity made later under the same
+name must not inherit the grants. Target links and user links stay (they need not exist).
 """
 
 from __future__ import annotations
@@ -146,13 +146,13 @@ def policy_references(item: Item, org: str) -> list[Reference]:
     return refs
 
 
-#: Principals named by links that die with them: a later account or group of the same name is
-#: someone else. (Users are named by email, before they exist and after, so their links stay.)
-FORGOTTEN_PRINCIPALS = frozenset({"serviceaccount", "group"})
+#: Principals named by links that die with them: a later account, group or identity of the same
+#: name is someone else. (Users are named by email, before they exist and after, so their links stay.)
+FORGOTTEN_PRINCIPALS = frozenset({"serviceaccount", "group", "identity"})
 
 
 def forget_principal(item: Item, href: str, org: str) -> Item | None:
-    """``item`` without the principal links to ``href`` (a service account or group being deleted)."""
+    """``item`` without the principal links to ``href`` (a service account, group or identity being deleted)."""
     if link_kind(href, org) not in FORGOTTEN_PRINCIPALS:
         return None
     bindings: list[dict[str, Any]] = []

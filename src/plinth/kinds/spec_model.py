@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Annotated
+from typing import Annotated, ClassVar, Self
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 #: A TCP/UDP port number.
 Port = Annotated[int, Field(ge=1, le=65535)]
@@ -34,6 +34,18 @@ def _check_email(value: str) -> str:
 
 #: An email address, checked for shape only (``name@domain.tld``).
 Email = Annotated[str, AfterValidator(_check_email)]
+
+
+def matching(pattern: str, message: str) -> AfterValidator:
+    """A validator that refuses a string ``pattern`` does not match whole, with ``message``."""
+    compiled = re.compile(pattern)
+
+    def check(value: str) -> str:
+        if not compiled.fullmatch(value):
+            raise ValueError(message)
+        return value
+
+    return AfterValidator(check)
 
 
 class SpecModel(BaseModel):
@@ -57,6 +69,19 @@ def exactly_one(model: BaseModel, names: tuple[str, ...], what: str) -> None:
     if len(chosen) != 1:
         found = f" (found {', '.join(chosen)})" if chosen else ""
         raise ValueError(f"must set exactly one {what}: {', '.join(names)}{found}")
+
+
+class OneOfModel(SpecModel):
+    """A "one of these shapes" object: exactly one of the fields ``ONE_OF`` names is set
+    (:func:`exactly_one`; the error lands on the object). ``ONE_OF_WHAT`` says what they are."""
+
+    ONE_OF: ClassVar[tuple[str, ...]] = ()
+    ONE_OF_WHAT: ClassVar[str] = ""
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> Self:
+        exactly_one(self, self.ONE_OF, self.ONE_OF_WHAT)
+        return self
 
 
 class TopLevelModel(BaseModel):

@@ -8,9 +8,10 @@ by a process killed before it finished is taken over after :data:`CLAIM_LEASE_S`
 
 Every org gets the same built-ins: groups ``superusers`` and ``viewers``, for every served
 kind the policies ``superusers-{kind}`` (manage) and ``viewers-{kind}`` (view), ``target: all``,
+the audit context ``cpln`` (which receives the platform's own events on the hosted platform),
 and the locations of the catalog (``kinds/location/catalog.py``). Built-ins have ``origin:
-builtin``: none can be deleted, built-in policies cannot be edited. At every start
-(:func:`ensure_builtins`) existing orgs get the policies and locations they lack (a kind or a
+builtin``: none can be deleted, built-in policies and audit contexts cannot be edited. At every start
+(:func:`ensure_builtins`) existing orgs get the policies and locations they lack (a kind, an audit context or a
 catalog entry a newer server added); the policies and locations are created once and never
 changed after, so a location a client disabled stays disabled.
 """
@@ -31,6 +32,7 @@ from plinth.auth.signing import ensure_signing_key, load_key
 from plinth.engine.identity import add_key
 from plinth.engine.requestinfo import RequestInfo
 from plinth.engine.service import SYSTEM, Engine
+from plinth.kinds.auditctx import BUILTIN_CONTEXT
 from plinth.kinds.location import BUILTIN_LOCATIONS, builtin_description
 from plinth.kinds.permissions import PERMISSIONS
 from plinth.storage.base import SetMeta, Storage
@@ -87,9 +89,12 @@ def builtin_locations() -> list[tuple[dict[str, Any], Mapping[str, Any]]]:
 
 
 async def seed_builtins(engine: Engine, org: str) -> None:
-    """The built-in policies and locations an org lacks (each created once, never changed:
+    """The built-in policies, audit context and locations an org lacks (each created once, never changed:
     a location a client disabled stays disabled), in one transaction per kind."""
     await engine.create_missing("policy", org, builtin_policies(engine, org))
+    if "auditctx" in engine.kinds:
+        context = {"name": BUILTIN_CONTEXT, "description": "Built-in: the platform's own audit events"}
+        await engine.create_missing("auditctx", org, [(context, BUILTIN)])
     if "location" in engine.kinds:
         await engine.create_missing("location", org, builtin_locations())
 

@@ -185,6 +185,42 @@ def key_names(item: dict[str, Any], ctx: RenderContext) -> str:
     return "\n".join(js_string(key.get("name") if isinstance(key, dict) else None) for key in keys)
 
 
+def identity_providers(item: dict[str, Any], ctx: RenderContext) -> str:
+    """The official CLI's ``formatProviders``: which of aws, gcp, azure the identity holds."""
+    return ",".join(name for name in ("aws", "gcp", "azure") if js_truthy(item.get(name)))
+
+
+def ipset_link(item: dict[str, Any], ctx: RenderContext) -> Any:
+    value = spec_field("link")(item, ctx)
+    return value if js_truthy(value) else ""
+
+
+def ipset_locations(item: dict[str, Any], ctx: RenderContext) -> str:
+    """The official CLI's ``formatIpSetLocations``: ``<location name>,<retention>`` per line,
+    crashing where it does on shapes a server never sends (entries without a string name)."""
+    spec = item.get("spec")
+    locations = spec.get("locations") if isinstance(spec, dict) else None
+    if not js_truthy(locations):
+        return ""
+    if not isinstance(locations, list | str):
+        raise ModelCrash("(intermediate value) is not iterable")
+    lines = []
+    for location in locations:
+        if location is None:
+            raise ModelCrash("Cannot read properties of null (reading 'name')")
+        entry = location if isinstance(location, dict) else {}
+        name = entry.get("name")
+        if name is None:
+            raise ModelCrash(
+                f"Cannot read properties of {'null' if 'name' in entry else 'undefined'} (reading 'split')"
+            )
+        if not isinstance(name, str):
+            raise ModelCrash("link.split is not a function")
+        retention = js_string(entry["retentionPolicy"]) if "retentionPolicy" in entry else "undefined"
+        lines.append(f"{name.split('/')[-1]},{retention}")
+    return "\n".join(lines)
+
+
 NAME = Column("NAME", field("name"))
 DESCRIPTION = Column("DESCRIPTION", description)
 TAGS = Column("TAGS", tags)
@@ -253,6 +289,17 @@ MODELS: dict[str, list[Column]] = {
         Column("ENDPOINT", status_value("endpoint")),
         TAGS,
     ],
+    "identity": [
+        NAME,
+        DESCRIPTION,
+        Column("GVC", gvc_of_link),
+        Column("LOCAL NAME", status_value("objectName")),
+        CREATED,
+        Column("PROVIDERS", identity_providers),
+        TAGS,
+    ],
+    "ipset": [NAME, DESCRIPTION, Column("LINK", ipset_link), Column("LOCATIONS", ipset_locations), TAGS],
+    "auditctx": [NAME, DESCRIPTION, ORIGIN, TAGS],
     # One row per location (kinds.md §1.14); STATUS lists every key of ``status``.
     "deployment": [
         Column("NAME/LOCATION", field("name")),

@@ -12,7 +12,7 @@ Beyond its verbs a workload serves (``KindSpec.actions``) its deployments
 (``.../workload/{name}/deployment[/{location}]``) and its commands (``.../-command[/{id}]``),
 which the engine answers from the runtime (``engine/workloads.py``, ``plinth.runtime``).
 Commands are stored under the workload and deleted with it. A workload protects the volume
-sets it mounts: deleting one of them is a 409 while it is mounted.
+sets it mounts and the identity it names: deleting one of them is a 409 while it is in use.
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ WORKLOAD = KindSpec(
     write_permissions=write_permissions,
     compute_status=compute_workload_status,
     status_inputs=frozenset({"gvc"}),
-    protects=frozenset({"volumeset"}),
+    protects=frozenset({"volumeset", "identity"}),
     runtime_status=True,
     owned_records=("command",),
     item_links=(("deployment", "deployment"),),

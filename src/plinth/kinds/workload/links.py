@@ -2,16 +2,19 @@
 
 Where links sit and how they are stored (kinds.md §1.2, §1.5, §1.6, §1.8, §1.12):
 
-- ``spec.identityLink``: an identity of the workload's own GVC. ``//identity/NAME`` (what the
-  official CLI sends) and ``//gvc/G/identity/NAME`` are accepted and stored in the full form
-  ``/org/{org}/gvc/{gvc}/identity/NAME``. Identities are not served yet, so it need not exist.
+- ``spec.identityLink``: an identity of the workload's own GVC, which must exist.
+  ``//identity/NAME`` (what the official CLI sends) and ``//gvc/G/identity/NAME`` are accepted
+  and stored in the full form ``/org/{org}/gvc/{gvc}/identity/NAME``. ``cpln apply`` writes
+  identities before workloads, so a stack holding both applies; the workload protects its
+  identity from deletion (``protects``).
 - volumes ``cpln://volumeset/NAME``: a volume set of the same GVC, which must exist (its file
   system decides who may mount it); ``cpln://secret/NAME[.KEY]`` in a volume or an env value
   names a secret of the org, which need not exist yet (secrets are read at run time). Both
   URIs are stored as sent: the URI is the field's own form.
 - ``spec.localOptions[].location`` (a name or a link) and ``loadBalancer.direct.ipSet`` (a
-  name or a link) are stored as full links; neither need exist (locations and IP sets are not
-  served yet).
+  name or a link) are stored as full links; neither need exist: locations are not served yet,
+  and ``cpln apply`` writes IP sets after workloads (an IP set's status says whether the
+  workload it links to names it back).
 """
 
 from __future__ import annotations
@@ -73,7 +76,7 @@ def workload_references(item: Item, org: str) -> list[Reference]:
     refs: list[Reference] = []
     if isinstance(spec.get("identityLink"), str):
         link = _identity_link(spec["identityLink"], org, gvc)
-        refs.append(Reference("spec.identityLink", link, frozenset({"identity"}), must_exist=False))
+        refs.append(Reference("spec.identityLink", link, frozenset({"identity"}), must_exist=True))
     for i, container in enumerate(spec.get("containers") or []):
         refs += _uri_references(container, f"spec.containers[{i}]", org, gvc)
     for i, local in enumerate(spec.get("localOptions") or []):

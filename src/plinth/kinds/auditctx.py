@@ -1,0 +1,55 @@
+"""The ``auditctx`` kind (kinds.md §7): a named context that audit events are written to and
+read from (the audit service itself is not Plinth's: ``/discovery`` names it, nothing serves it).
+
+An audit context has no ``spec``: only its description and tags are the client's. ``origin``
+(server-owned) is ``default`` for contexts clients create and ``builtin`` for ``cpln``, the
+context every org is created with (it receives the platform's own events), which no client may
+edit (``builtin_is_read_only``). ``status`` is ``{}``.
+
+Decisions where the sources disagree (kinds.md §7, Gap 14):
+
+- **Audit contexts are never deleted.** The official CLI has no delete command (it is
+  commented out), the Terraform provider only forgets them, the vendor's runbook says there is
+  no delete, and the permission table has no ``delete``; only the docs' operation list names
+  a DELETE. So ``delete`` is not among the verbs: a DELETE is a 405 with ``Allow``, as for orgs.
+  A context is kept for its events, which outlive any use of it.
+- The built-in ``cpln`` context is seeded with the org's other built-ins (``server/bootstrap.py``),
+  for orgs seeded after this kind was served.
+"""
+
+from __future__ import annotations
+
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, CRUD_VERBS, Item, KindContext, KindExample, KindSpec
+from plinth.kinds.permissions import permission_fields
+
+#: The built-in context of every org.
+BUILTIN_CONTEXT = "cpln"
+
+
+def prepare_auditctx(item: Item, old: Item | None, ctx: KindContext) -> None:
+    """``origin`` on create (the engine carries it over on update)."""
+    item.setdefault("origin", "default")
+
+
+AUDITCTX = KindSpec(
+    name="auditctx",
+    terraform_resource="cpln_audit_context",
+    text_columns=("NAME", "DESCRIPTION", "ORIGIN", "TAGS"),
+    scope="org",
+    title="AuditContext",
+    verbs=CRUD_VERBS - {"delete"},
+    builtin_is_read_only=True,
+    server_fields=frozenset({"origin"}),
+    prepare=prepare_auditctx,
+    **permission_fields("auditctx"),
+    query_properties=(*COMMON_QUERY_PROPERTIES, "origin"),
+    example=KindExample(
+        valid={"name": "ctx{n}", "description": "Payments audit trail", "tags": {"team": "payments"}},
+        invalid=(
+            ({"name": "Ctx{n}"}, "name"),
+            ({"name": "ctx{n}", "spec": {"retention": 30}}, "spec"),
+            ({"name": "ctx{n}", "tags": {"cpln/builtin": "true"}}, "tags.cpln/builtin"),
+        ),
+        update={"description": "Payments audit trail (PCI)"},
+    ),
+)
