@@ -2,8 +2,9 @@
 
 ``to_terraform(item_or_list) -> str``: one ``resource`` block per item, valid HCL. Kinds:
 ``cpln_org`` (its settings), ``cpln_gvc``, ``cpln_domain``, ``cpln_volume_set``,
-``cpln_service_account``, ``cpln_group``, ``cpln_policy`` and ``cpln_workload`` (its own module,
-``terraform_workload``, kinds.md §1.20). The provider names members,
+``cpln_service_account``, ``cpln_group``, ``cpln_policy``, ``cpln_workload`` (its own module,
+``terraform_workload``, kinds.md §1.20) and ``cpln_secret`` (without its values, kinds.md §2.7).
+The provider names members,
 principals and targets relative to the org (``group/devs``, ``user/ada@example.com``; target
 links by name, with ``gvc`` beside them for GVC-scoped kinds), so links are written that way.
 Users have no resource (they join by invitation). Server-owned
@@ -141,6 +142,23 @@ def policy(item: dict[str, Any]) -> Body:
     return body
 
 
+#: Secret types the provider takes as an attribute (a JSON string, or the dictionary's map); the
+#: others are blocks (kinds.md §2.7).
+SECRET_ATTRIBUTES = frozenset({"gcp", "docker", "azure-sdk", "dictionary"})
+
+
+def secret(item: dict[str, Any]) -> Body:
+    """A secret's name, description, tags and type, never its values: a GET does not carry them,
+    and this form is never to hold them even when given (a revealed item). The type's block is
+    empty, or its attribute ``null``, so Terraform refuses the file until the values are filled
+    in, rather than writing empty ones over the secret."""
+    body = common(item)
+    kind = str(item.get("type") or "opaque")
+    name = kind.replace("-", "_")
+    body.append(Attribute(name, None) if kind in SECRET_ATTRIBUTES else Block(name, []))
+    return body
+
+
 RESOURCES: dict[str, tuple[str, Callable[[dict[str, Any]], Body]]] = {
     "org": ("cpln_org", org),
     "gvc": ("cpln_gvc", gvc),
@@ -150,6 +168,7 @@ RESOURCES: dict[str, tuple[str, Callable[[dict[str, Any]], Body]]] = {
     "group": ("cpln_group", group),
     "policy": ("cpln_policy", policy),
     "workload": ("cpln_workload", workload),
+    "secret": ("cpln_secret", secret),
 }
 
 

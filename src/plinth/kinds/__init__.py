@@ -13,11 +13,24 @@ from plinth.kinds.group import GROUP
 from plinth.kinds.gvc import GVC
 from plinth.kinds.org import ORG
 from plinth.kinds.policy import POLICY
+from plinth.kinds.secret import SECRET
 from plinth.kinds.serviceaccount import SERVICEACCOUNT
 from plinth.kinds.unserved import IDENTITY
 from plinth.kinds.user import USER
 from plinth.kinds.volumeset import VOLUMESET
 from plinth.kinds.workload import WORKLOAD
 
-KINDS: tuple[KindSpec, ...] = (ORG, GVC, DOMAIN, VOLUMESET, USER, SERVICEACCOUNT, GROUP, POLICY, WORKLOAD, IDENTITY)
+KINDS: tuple[KindSpec, ...] = (
+    ORG,
+    GVC,
+    DOMAIN,
+    VOLUMESET,
+    USER,
+    SERVICEACCOUNT,
+    GROUP,
+    POLICY,
+    WORKLOAD,
+    SECRET,
+    IDENTITY,
+)
 REGISTRY: dict[str, KindSpec] = {kind.name: kind for kind in KINDS}

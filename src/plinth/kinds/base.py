@@ -281,6 +281,11 @@ class KindSpec:
     #: Properties a query term may name (besides ``tags`` and ``spec.*`` paths).
     query_properties: tuple[str, ...] = COMMON_QUERY_PROPERTIES
     verbs: frozenset[str] = CRUD_VERBS
+    #: Top-level fields sealed at rest (a secret's ``data``): the engine seals them before the
+    #: record is stored, keeps them out of every stored document, event and export, and opens them
+    #: only to compare and merge writes and for the kind's reveal action (``engine/sealed.py``).
+    #: Hooks see them in the clear. Each must be a field of ``top_level_model``.
+    sealed: tuple[str, ...] = ()
     #: Endpoints beyond the verbs that only this kind serves (see :class:`KindAction`).
     actions: tuple[KindAction, ...] = ()
     #: The kind's case for the shared conformance suite (see :class:`KindExample`).

@@ -15,7 +15,9 @@ set ``create, delete, edit, manage, view``. Where the sources differ from that d
   never deleted) and adds ``exec``, ``exec.echo``, ``grafanaAdmin``, ``readLogs``,
   ``readMetrics``, ``readUsage`` and ``viewAccessReport``;
 - ``user`` has no ``create`` (users join by invitation) and adds ``impersonate`` and ``invite``;
-- ``auditctx`` has no ``delete``.
+- ``auditctx`` has no ``delete``;
+- ``secret`` adds ``reveal`` (read the values; implied by ``edit``) and ``use``, each implying
+  ``view`` (kinds.md §2.6).
 
 Implications are direct (``image``: ``create`` -> ``pull`` -> ``view``); :func:`implied_closure`
 follows them transitively. The rules every entry keeps: ``edit`` implies ``view``; ``manage``
@@ -110,7 +112,7 @@ PERMISSIONS: Mapping[str, KindPermissions] = MappingProxyType(
         "quota": _entry(),
         "secret": _entry(
             extra={"reveal": "Read the secret's values", "use": "Reference the secret from workloads"},
-            implied={"edit": ("reveal", "view")},
+            implied={"edit": ("reveal", "view"), "reveal": ("view",), "use": ("view",)},
         ),
         "serviceaccount": _entry(extra={"addKey": "Add a key to an existing service account"}),
         "task": _entry(),

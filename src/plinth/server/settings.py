@@ -7,7 +7,7 @@ import string), so :meth:`Settings.to_env` and :meth:`Settings.from_env` are exa
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from plinth.kinds.base import DEFAULT_BASE_DOMAIN
@@ -45,6 +45,11 @@ class Settings:
     runtime: str = "simulated"
     #: The public base domain of generated host names (workload endpoints, domain DNS targets).
     base_domain: str = DEFAULT_BASE_DOMAIN
+    #: Where the keys that seal secrets come from (``plinth.sealing.keys``): a key file, or one
+    #: key in base64 (``PLINTH_SECRETS_KEY``, never a flag: command lines are visible to others).
+    #: Neither: ``secrets.key`` in the data directory (SQLite only; generated on first start).
+    secrets_key_file: str | None = None
+    secrets_key: str | None = field(default=None, repr=False)
 
     @property
     def store_name(self) -> str:
