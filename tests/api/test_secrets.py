@@ -144,3 +144,19 @@ def test_revealing_needs_reveal_which_edit_implies_and_view_does_not(
                 assert ok(revealed)["data"]["password"] == "p"
             else:
                 assert_forbidden(revealed, "reveal")
+
+
+def test_the_exporters_give_the_type_and_never_the_values(
+    server: ServerProcess, api: httpx.Client, unique: str
+) -> None:
+    endpoints = httpx.get(f"{server.url}/discovery").json()["endpoints"]
+    create(api, unique, "userpass", {"username": "u", "password": "EXPORT-CANARY"})
+    for endpoint in ("terraform-exporter", "k8s-crd-exporter"):
+        for path in (f"{SECRETS}/{unique}", SECRETS):
+            r = api.get(endpoints[endpoint] + path)
+            assert r.status_code == 200, r.text
+            assert "EXPORT-CANARY" not in r.text and unique in r.text
+    hcl = api.get(endpoints["terraform-exporter"] + f"{SECRETS}/{unique}").text
+    assert 'resource "cpln_secret"' in hcl and "userpass {" in hcl
+    crd = api.get(endpoints["k8s-crd-exporter"] + f"{SECRETS}/{unique}").json()
+    assert crd["type"] == "userpass" and "data" not in crd

@@ -126,3 +126,17 @@ def test_service_account_group_and_policy_use_the_providers_org_relative_links()
     assert deployers["binding"][0]["principal_links"] == ["group/devs", "gvc/prod/identity/x"]
     assert found[("cpln_policy", "all_gvcs")]["target"] == "all"
     assert "target_links" not in found[("cpln_policy", "all_gvcs")]
+
+
+@pytest.mark.parametrize(
+    ("kind", "block"),
+    [("opaque", True), ("tls", True), ("nats-account", True), ("docker", False), ("dictionary", False)],
+)
+def test_a_secret_has_its_type_and_never_its_values(kind: str, block: bool) -> None:
+    revealed = {**d.SECRETS["items"][0], "type": kind, "data": {"payload": "CANARY-tf"}}
+    text = to_terraform(revealed)
+    assert "CANARY-tf" not in text, "not even from a revealed item"
+    body = resources(text)[("cpln_secret", "tls_cert")]
+    assert body["name"] == "tls-cert" and body["description"].startswith("Wildcard certificate")
+    field = kind.replace("-", "_")
+    assert (body[field] == [{}]) if block else (body[field] is None), body
