@@ -20,7 +20,7 @@ the newest key (``plinth secrets rotate-key``); ``key_usage`` counts sealed reco
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -195,6 +195,18 @@ async def key_usage(storage: Storage, kinds: Mapping[str, KindSpec]) -> Counter[
         for record in page:
             usage[key_id_of(orjson.loads(record.doc).get("sealed") or {}) or "?"] += 1
     return usage
+
+
+def key_ids_in_export(lines: Iterable[bytes]) -> set[str]:
+    """The key ids the sealed records of an export file (``storage/transfer.py``) were sealed with."""
+    kids: set[str] = set()
+    for line in lines:
+        if SUFFIX.encode() not in line:
+            continue
+        obj = orjson.loads(line)
+        if obj.get("type") == "record" and str(obj.get("kind", "")).endswith(SUFFIX):
+            kids.add(key_id_of((obj.get("doc") or {}).get("sealed") or {}) or "?")
+    return kids
 
 
 def _item_href(kinds: Mapping[str, KindSpec], key: Key) -> str:
