@@ -160,3 +160,37 @@ def test_the_exporters_give_the_type_and_never_the_values(
     assert 'resource "cpln_secret"' in hcl and "userpass {" in hcl
     crd = api.get(endpoints["k8s-crd-exporter"] + f"{SECRETS}/{unique}").json()
     assert crd["type"] == "userpass" and "data" not in crd
+
+
+def test_a_workload_may_name_a_secret_before_it_exists_and_its_status_says_so(api: httpx.Client, unique: str) -> None:
+    ok(api.post(f"/org/{ORG}/gvc", json={"name": unique}), 201)
+    container = {
+        "name": "app",
+        "image": "nginx:1.27",
+        "env": [
+            {"name": "PASSWORD", "value": f"cpln://secret/{unique}-db.password"},
+            {"name": "ALL", "value": f"cpln://secret/{unique}-db"},
+        ],
+        "volumes": [{"uri": f"cpln://secret/{unique}-tls.nokey", "path": "/etc/tls"}],
+    }
+    workload = f"/org/{ORG}/gvc/{unique}/workload/web"
+    made = ok(
+        api.post(f"/org/{ORG}/gvc/{unique}/workload", json={"name": "web", "spec": {"containers": [container]}}), 201
+    )
+    warning = made["status"]["warning"]
+    assert f"spec.containers[0].env[0].value: secret '{unique}-db' does not exist" in warning
+    assert f"spec.containers[0].volumes[0].uri: secret '{unique}-tls' does not exist" in warning
+    assert made["spec"]["containers"][0]["env"][0]["value"] == f"cpln://secret/{unique}-db.password", "kept as sent"
+
+    create(api, f"{unique}-db", "userpass", {"username": "u", "password": "p"})
+    create(api, f"{unique}-tls", "tls", valid_data("tls"))
+    warning = ok(api.get(workload))["status"]["warning"]
+    assert "does not exist" not in warning, "creating the secrets refreshed the workload"
+    assert warning == (
+        f"spec.containers[0].volumes[0].uri: secret '{unique}-tls' (tls) has no key 'nokey' (it has cert, chain, key)"
+    )
+    assert "-----BEGIN" not in str(ok(api.get(workload))), "the status names secrets, never their values"
+    fixed = {**container, "volumes": [{"uri": f"cpln://secret/{unique}-tls.cert", "path": "/etc/tls"}]}
+    assert "warning" not in ok(api.patch(workload, json={"spec": {"containers": [fixed]}}))["status"]
+    assert api.delete(f"{SECRETS}/{unique}-db").status_code == 202
+    assert f"secret '{unique}-db' does not exist" in ok(api.get(workload))["status"]["warning"]

@@ -204,3 +204,17 @@ def test_the_example_is_valid_and_its_invalid_bodies_fail_where_it_says() -> Non
     for invalid, path in example.invalid:
         filled = {k: v.replace("{n}", "1") if isinstance(v, str) else v for k, v in invalid.items()}
         assert path in paths(write(SECRET, filled, filled["name"])[1])
+
+
+def test_the_keys_a_workload_may_name_are_fields_of_each_type() -> None:
+    from typing import get_args
+
+    from plinth.kinds.secret.models import SecretType
+    from plinth.kinds.workload.secret_refs import SECRET_KEYS
+
+    assert set(SECRET_KEYS) == set(get_args(SecretType))
+    for kind, keys in SECRET_KEYS.items():
+        if keys is None:
+            continue
+        _, errors = secret(kind, dict.fromkeys(keys, "x"))
+        assert [e.path for e in errors if e.message == "unknown field"] == [], kind
