@@ -230,13 +230,19 @@ def test_rotation_seals_everything_again_while_the_server_serves(store: Store) -
         restarted.stop()
 
 
-def test_status_names_a_key_the_source_lacks(store: Store, tmp_path: Path) -> None:
+def _stored_by_a_server(store: Store, body: dict[str, object]) -> ServerProcess:
+    """Start a server on ``store``, create one secret through it, stop it; the stopped server."""
     server = store.start()
     try:
         with server.client() as api:
-            ok(api.post(SECRETS, json={"name": "kept", "type": "opaque", "data": {"payload": "v"}}), 201)
+            ok(api.post(SECRETS, json=body), 201)
     finally:
         server.stop()
+    return server
+
+
+def test_status_names_a_key_the_source_lacks(store: Store, tmp_path: Path) -> None:
+    _stored_by_a_server(store, {"name": "kept", "type": "opaque", "data": {"payload": "v"}})
     (kid,) = read_key_file(store.key_file).kids
     other = tmp_path / "other.key"
     other.write_text(key_file_text([generate_key()]))
@@ -245,12 +251,7 @@ def test_status_names_a_key_the_source_lacks(store: Store, tmp_path: Path) -> No
 
 
 def test_an_import_needs_the_keys_its_secrets_are_sealed_with(store: Store, tmp_path: Path) -> None:
-    server = store.start()
-    try:
-        with server.client() as api:
-            ok(api.post(SECRETS, json={"name": "moved", "type": "dictionary", "data": {"K": "moved-value"}}), 201)
-    finally:
-        server.stop()
+    server = _stored_by_a_server(store, {"name": "moved", "type": "dictionary", "data": {"K": "moved-value"}})
     export = tmp_path / "export.jsonl"
     succeeds("export", *store.store_args(), "--output", str(export))
     (kid,) = read_key_file(store.key_file).kids

@@ -2,37 +2,22 @@
 
 from __future__ import annotations
 
-import datetime
 import json
 from functools import cache
-from typing import Any
+from typing import Any, get_args
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec, ed25519
-from cryptography.x509.oid import NameOID
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ed25519
+
+from plinth.kinds.secret.models import SecretType
+from tests.support.tls import self_signed_pem
 
 
 @cache
 def tls_pair(common_name: str = "example.com") -> tuple[str, str]:
     """A self-signed certificate and its unencrypted key, as PEM text."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .sign(key, hashes.SHA256())
-    )
-    pem_key = key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    ).decode()
-    return cert.public_bytes(serialization.Encoding.PEM).decode(), pem_key
+    cert, key = self_signed_pem(common_name)
+    return cert.decode(), key.decode()
 
 
 @cache
@@ -102,17 +87,4 @@ def valid_data(kind: str) -> Any:
     }[kind]
 
 
-TYPES = (
-    "opaque",
-    "tls",
-    "gcp",
-    "aws",
-    "ecr",
-    "userpass",
-    "keypair",
-    "azure-sdk",
-    "azure-connector",
-    "docker",
-    "dictionary",
-    "nats-account",
-)
+TYPES: tuple[str, ...] = get_args(SecretType)

@@ -19,23 +19,14 @@ import os
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
 from plinth.cli.errors import CliError
-from plinth.cli.transfer import store_options
+from plinth.cli.transfer import secrets_key_file_option, store_options
 
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def key_file_option(function: F) -> F:
-    return click.option(
-        "--secrets-key-file",
-        envvar="PLINTH_SECRETS_KEY_FILE",
-        type=click.Path(dir_okay=False, path_type=Path),
-        help="The key file the servers use (default on SQLite: secrets.key in --data-dir)",
-    )(function)
+key_file_option = secrets_key_file_option("The key file the servers use (default on SQLite: secrets.key in --data-dir)")
 
 
 @click.group("secrets")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from plinth.cli.transfer import secrets_key_file_option
 from plinth.kinds.base import DEFAULT_BASE_DOMAIN
 from plinth.server.settings import RATE_BURST, RATE_LIMIT, REQUEST_TIMEOUT_S, Settings
 
@@ -51,19 +52,12 @@ def _bootstrap_or_wait(settings: Settings) -> tuple[str | None, str, bool]:
 def _open_secrets_keys(settings: Settings) -> str | None:
     """Check the secrets keys before anything starts (and make a SQLite store's first key, so
     every worker finds the same file); the line to tell the operator, if any."""
-    from plinth.sealing import KeyConfigError, open_keys
+    from plinth.sealing import KeyConfigError
 
     try:
-        opened = open_keys(
-            settings.secrets_key_file,
-            settings.secrets_key,
-            settings.data_dir,
-            settings.store_name == "postgresql",
-            generate=True,
-        )
+        return settings.secrets_keys().note
     except KeyConfigError as exc:
         raise click.ClickException(f"cannot start: {exc}") from exc
-    return opened.note if opened is not None else None
 
 
 def _announce(settings: Settings, key: str | None, org: str, waiting: bool = False, note: str | None = None) -> str:
@@ -142,12 +136,9 @@ def _announce(settings: Settings, key: str | None, org: str, waiting: bool = Fal
     show_default=True,
     help="Public base domain of generated host names (workload endpoints, domain DNS targets)",
 )
-@click.option(
-    "--secrets-key-file",
-    envvar="PLINTH_SECRETS_KEY_FILE",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Keys that seal secrets, one base64 key a line, the last one sealing (or PLINTH_SECRETS_KEY: one key). "
-    "Default on SQLite: secrets.key in --data-dir, made on first start; PostgreSQL needs one",
+@secrets_key_file_option(
+    "Keys that seal secrets, one base64 key a line, the last one sealing (or PLINTH_SECRETS_KEY: one key). "
+    "Default on SQLite: secrets.key in --data-dir, made on first start; PostgreSQL needs one"
 )
 @click.option("--init-profile", default=None, help="Create this CLI profile for the server when no profile exists")
 def serve_command(

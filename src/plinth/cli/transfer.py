@@ -43,6 +43,16 @@ def store_options(function: F) -> F:
     )(function)
 
 
+def secrets_key_file_option(help_text: str) -> Callable[[F], F]:
+    """``--secrets-key-file`` (``PLINTH_SECRETS_KEY_FILE``): the keys that seal secrets."""
+    return click.option(
+        "--secrets-key-file",
+        envvar="PLINTH_SECRETS_KEY_FILE",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help=help_text,
+    )
+
+
 def _where(data_dir: Path, database_url: str | None) -> str:
     return "the PostgreSQL database" if database_url else f"the SQLite store in {data_dir}"
 
@@ -95,12 +105,9 @@ async def _export(data_dir: Path, database_url: str | None, out: IO[bytes]) -> D
 @store_options
 @click.argument("file", default="-")
 @click.option("--batch", type=click.IntRange(1, 100_000), default=500, show_default=True, help="Rows per transaction")
-@click.option(
-    "--secrets-key-file",
-    envvar="PLINTH_SECRETS_KEY_FILE",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="The secrets keys the target store's server will use (or PLINTH_SECRETS_KEY): the import "
-    "refuses to start unless they hold every key the export's secrets are sealed with",
+@secrets_key_file_option(
+    "The secrets keys the target store's server will use (or PLINTH_SECRETS_KEY): the import "
+    "refuses to start unless they hold every key the export's secrets are sealed with"
 )
 def import_command(
     data_dir: Path, database_url: str | None, file: str, batch: int, secrets_key_file: Path | None

@@ -34,7 +34,7 @@ from plinth.engine.service import Engine
 from plinth.errors import MethodNotAllowed, ServiceUnavailable, TooManyRequests, Unauthorized
 from plinth.kinds import REGISTRY
 from plinth.runtime import make_runtime
-from plinth.sealing import Sealer, open_keys
+from plinth.sealing import Sealer
 from plinth.server import bootstrap as first_start
 from plinth.server import exporters, system
 from plinth.server.accesslog import AccessLog
@@ -101,14 +101,7 @@ def secrets_sealer(settings: Settings) -> Sealer:
     """The sealer of the keys ``settings`` name; a SQLite store without any gets a generated key
     file (``plinth serve`` makes it before its workers start). ``KeyConfigError`` when none can
     be had (PostgreSQL without keys: replicas must share them, so none is made up)."""
-    opened = open_keys(
-        settings.secrets_key_file,
-        settings.secrets_key,
-        settings.data_dir,
-        settings.store_name == "postgresql",
-        generate=True,
-    )
-    assert opened is not None
+    opened = settings.secrets_keys()
     if opened.note:
         log.warning("%s", opened.note)
     return Sealer(opened.source)

@@ -95,37 +95,35 @@ def encoding(value: Any, path: str) -> Problems:
     return [] if value in ENCODINGS else [FieldError(path, "must be 'plain' or 'base64'")]
 
 
-def starting(prefix: str, what: str) -> FieldCheck:
+def text_that(holds: Callable[[str], bool], message: str) -> FieldCheck:
+    """A non-empty string for which ``holds``; ``message`` otherwise."""
+
     def check(value: Any, path: str) -> Problems:
         problems = text(value, path)
-        if not problems and not value.startswith(prefix):
-            problems.append(FieldError(path, f"must be {what} (starting with '{prefix}')"))
+        if not problems and not holds(value):
+            problems.append(FieldError(path, message))
         return problems
 
     return check
+
+
+def starting(prefix: str, what: str) -> FieldCheck:
+    return text_that(lambda v: v.startswith(prefix), f"must be {what} (starting with '{prefix}')")
 
 
 def matching(pattern: re.Pattern[str], what: str) -> FieldCheck:
-    def check(value: Any, path: str) -> Problems:
-        problems = text(value, path)
-        if not problems and not pattern.fullmatch(value):
-            problems.append(FieldError(path, f"must be {what} ({pattern.pattern})"))
-        return problems
-
-    return check
+    return text_that(lambda v: pattern.fullmatch(v) is not None, f"must be {what} ({pattern.pattern})")
 
 
-def https_url(value: Any, path: str) -> Problems:
-    problems = text(value, path)
-    if problems:
-        return problems
+def _is_https_url(value: str) -> bool:
     try:
         parts = urlsplit(value)
     except ValueError:
-        return [FieldError(path, "must be an https URL")]
-    if parts.scheme != "https" or not parts.netloc:
-        return [FieldError(path, "must be an https URL")]
-    return []
+        return False
+    return parts.scheme == "https" and bool(parts.netloc)
+
+
+https_url = text_that(_is_https_url, "must be an https URL")
 
 
 def repos(value: Any, path: str) -> Problems:
