@@ -194,3 +194,14 @@ def test_a_workload_may_name_a_secret_before_it_exists_and_its_status_says_so(ap
     assert "warning" not in ok(api.patch(workload, json={"spec": {"containers": [fixed]}}))["status"]
     assert api.delete(f"{SECRETS}/{unique}-db").status_code == 202
     assert f"secret '{unique}-db' does not exist" in ok(api.get(workload))["status"]["warning"]
+
+
+def test_the_permission_schema_and_the_access_report(api: httpx.Client, unique: str) -> None:
+    schema = ok(api.get(f"{SECRETS}/-schema/permissions"))
+    assert {p["name"] for p in schema["items"]} == {"create", "delete", "edit", "manage", "reveal", "use", "view"}
+    assert sorted(schema["implied"]["edit"]) == ["reveal", "view"]
+    assert schema["implied"]["reveal"] == ["view"] and schema["implied"]["use"] == ["view"]
+    create(api, unique, "opaque", {"payload": "x"})
+    report = ok(api.get(f"{SECRETS}/{unique}/-accessreport"))
+    assert report["kind"] == "accessreport"
+    assert "reveal" in {entry["name"] for entry in report["permissions"]}
