@@ -8,17 +8,18 @@ kind's actions. Columns are principals, each holding ONE permission (or none) th
   group whose ``memberQuery`` matches a user, who signs in with an ID token);
 - how the policy covers the item: ``link`` (``targetLinks``), ``query`` (``targetQuery`` on a
   tag) or ``all`` (``target: all``);
-- what it holds: view, create, edit, delete, addKey or manage.
+- what it holds: view, create, edit, delete, addKey, reveal or manage.
 
 Locations are BYOK locations (the catalog's built-ins are listed beside them); a location has
 no ``delete`` permission (kinds.md §4.3), so its delete row needs ``manage``.
 
 Each row runs, on every route, the principal holding exactly the permission the verb needs and
 one holding a permission that does not imply it; on ``sa-all`` and ``grp-link`` every held
-permission runs, which checks the implications (manage gives everything, edit gives view,
-nothing else implies anything). Two more columns: ``none`` (no grant at all) and
-``sa-memberquery`` (a service account carrying exactly the tag that a ``memberQuery`` group
-with manage on everything matches: member queries match users only, so it gets nothing).
+permission runs, which checks the implications (manage gives everything, edit gives view, and on
+a secret edit also gives reveal, which gives view; nothing else implies anything). Two more
+columns: ``none`` (no grant at all) and ``sa-memberquery`` (a service account carrying exactly
+the tag that a ``memberQuery`` group with manage on everything matches: member queries match
+users only, so it gets nothing).
 
 The expected answer is computed here from api.md §3, independently of the server's table:
 allowed when the route covers the item and the held permission implies the one the verb needs.
@@ -48,10 +49,11 @@ from tests.support.server import ServerProcess
 ORG = "acme"
 TAG = {"authz": "granted"}  # what the query route's targetQuery matches
 VS_HOME = "vs-home"  # the GVC holding the volumesets and workloads
+REVEALED = "only-with-reveal"  # a secret's password: in -reveal answers, never in a plain read
 
 PRINCIPAL_ROUTES = ("sa", "grp", "usr")
 TARGET_ROUTES = ("link", "query", "all")
-HELD = ("view", "create", "edit", "delete", "addKey", "manage")
+HELD = ("view", "create", "edit", "delete", "addKey", "reveal", "manage")
 
 # api.md §3: the default set, plus addKey on serviceaccount; org has no create or delete; kinds.md
 # §11 for identity (use), ipset (the default set) and auditctx (readAudit, writeAudit, no delete).
@@ -68,6 +70,7 @@ PERMISSIONS = {
     "group": BASIC,
     "policy": BASIC,
     "workload": BASIC | {"connect", "exec", "exec.runCronWorkload", "exec.stopReplica", "configureLoadBalancer"},
+    "secret": BASIC | {"reveal", "use"},  # kinds.md §2.6
     "org": ORG_PERMISSIONS,
     # kinds.md §4.3 and §11: no delete, and use (placing GVCs there); deleting needs manage.
     "location": (BASIC - {"delete"}) | {"use"},
@@ -81,14 +84,17 @@ DELETE_NEEDS = {"location": "manage"}
 
 
 def implied(kind: str, held: str) -> frozenset[str]:
-    """What holding ``held`` on ``kind`` gives: manage everything, edit also view (api.md §3)."""
+    """What holding ``held`` on ``kind`` gives: manage everything, edit also view (api.md §3); on a
+    secret edit also reveal, and reveal view (kinds.md §2.6)."""
     perms = PERMISSIONS[kind]
     if held not in perms:
         return frozenset()
     if held == "manage":
         return perms
     if held == "edit":
-        return frozenset({"edit", "view"})
+        return frozenset({"edit", "view", "reveal"} & perms)
+    if held == "reveal":
+        return frozenset({"reveal", "view"})
     return frozenset({held})
 
 
@@ -148,6 +154,8 @@ class KindUnderTest:
             body["targetKind"] = "gvc"
         if self.kind == "location":
             body["provider"] = "byok"  # as ``cpln location create`` sends it
+        if self.kind == "secret":
+            body |= {"type": "userpass", "data": {"username": "authz", "password": REVEALED}}
         return body
 
 
@@ -168,7 +176,7 @@ def _gvc_scoped(kind: str) -> KindUnderTest:
 KINDS = {
     **{
         k: _org_scoped(k)
-        for k in ("gvc", "domain", "serviceaccount", "group", "policy", "location", "ipset", "auditctx")
+        for k in ("gvc", "domain", "serviceaccount", "group", "policy", "location", "ipset", "auditctx", "secret")
     },
     **{k: _gvc_scoped(k) for k in ("volumeset", "workload", "identity")},
 }
@@ -289,8 +297,19 @@ def _get(w: World, case: Case, h: dict[str, str]) -> None:
     r = w.admin.get(kut.item(TARGET), headers=h)
     if case.allowed:
         assert ok(r)["name"] == kut.name(TARGET)
+        assert REVEALED not in r.text
     else:
         assert_forbidden(r, "view")
+
+
+@verb("reveal", "reveal")
+def _reveal(w: World, case: Case, h: dict[str, str]) -> None:
+    r = w.admin.get(f"{KINDS['secret'].item(TARGET)}/-reveal", headers=h)
+    if case.allowed:
+        assert ok(r)["data"]["password"] == REVEALED
+    else:
+        assert_forbidden(r, "reveal")
+        assert REVEALED not in r.text
 
 
 @verb("get-uncovered", "view")
@@ -499,18 +518,38 @@ ITEM_VERBS = (
 )
 ROWS = [
     (k, v)
-    for k in ("gvc", "domain", "volumeset", "serviceaccount", "group", "policy", "workload", "identity", "ipset")
+    for k in (
+        "gvc",
+        "domain",
+        "volumeset",
+        "serviceaccount",
+        "group",
+        "policy",
+        "workload",
+        "identity",
+        "ipset",
+        "secret",
+    )
     for v in ITEM_VERBS
 ]
 ROWS += [("location", delete_verb("location") if v == "delete" else v) for v in ITEM_VERBS]
 ROWS += [("auditctx", v) for v in ITEM_VERBS if v != "delete"]
 ROWS.insert(ROWS.index(("serviceaccount", "delete")) + 1, ("serviceaccount", "addKey"))
 ROWS.append(("workload", "deployments"))
+ROWS.append(("secret", "reveal"))
 ROWS += [("org", v) for v in ("org-get", "org-list", "org-patch", "org-eventlog", "org-accessreport")]
 
 
 #: For each permission a verb needs, a permission that does not imply it (the "without" column).
-WITHOUT = {"view": "delete", "create": "edit", "edit": "view", "delete": "edit", "addKey": "edit", "manage": "edit"}
+WITHOUT = {
+    "view": "delete",
+    "create": "edit",
+    "edit": "view",
+    "delete": "edit",
+    "addKey": "edit",
+    "manage": "edit",
+    "reveal": "view",
+}
 #: The routes on which every held permission runs (the implications).
 EVERY_HELD_ON = {("sa", "all"), ("grp", "link")}
 

@@ -1,8 +1,9 @@
 """A representative subset of the official CLI cases against a server on PostgreSQL.
 
 The other modules run on SQLite; these cases re-run their functions here, with ``server``
-overridden: writes, keys, lists with paging, the apply/delete round trip and errors, identities,
-IP sets and audit contexts, through flags.
+overridden: writes, keys, lists with paging, the apply/delete round trip, errors, identities,
+IP sets and audit contexts, and editing and cloning secrets (sealed with the store's key),
+through flags.
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ from tests.compat.test_rest import (
     test_create_from_json_yaml_and_stdin_follows_location,
     test_errors_reach_cpln_in_its_shape,
     test_post_put_patch_delete_round_trip,
+)
+from tests.compat.test_secrets import (
+    test_clone_copies_the_values,
+    test_edit_reveals_edits_and_patches_back,
 )
 from tests.compat.test_typed import (
     test_apply_creates_then_updates_and_delete_from_file_waits_for_404,
@@ -40,8 +45,10 @@ __all__ = [
     "test_apply_a_stack_waits_until_ready_and_links_resolve",
     "test_apply_creates_then_updates_and_delete_from_file_waits_for_404",
     "test_auditctx_create_get_update_and_no_delete",
+    "test_clone_copies_the_values",
     "test_create_from_json_yaml_and_stdin_follows_location",
     "test_cron_start_and_get",
+    "test_edit_reveals_edits_and_patches_back",
     "test_errors_reach_cpln_in_its_shape",
     "test_get_over_50_items_prints_the_paging_notice",
     "test_ipset_create_locations_get_delete",

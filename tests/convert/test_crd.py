@@ -155,3 +155,15 @@ def test_free_form_extras_and_envoy_filters_stay_objects_although_the_schema_say
     assert crd["spec"]["extras"] == {"affinity": {"nodeAffinity": {}}}
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(crd, schema_for("workload"))
+
+
+def test_a_secret_never_carries_its_values_and_the_list_of_sealed_fields_follows_the_kinds() -> None:
+    from plinth.convert.crd import SEALED
+    from plinth.kinds import KINDS
+
+    assert {kind.name: frozenset(kind.sealed) for kind in KINDS if kind.sealed} == SEALED
+    revealed = {**d.SECRETS["items"][1], "data": {"payload": "CANARY-crd", "encoding": "plain"}}
+    crd = to_crd(revealed, "acme")
+    assert "data" not in crd and "CANARY-crd" not in str(crd)
+    assert crd["type"] == "opaque"
+    jsonschema.validate(crd, schema_for("secret"))

@@ -167,3 +167,17 @@ def test_audit_context_is_name_description_and_tags() -> None:
         "tags": {"team": "payments", "retention-days": "400"},
     }
     assert "origin" not in found[("cpln_audit_context", "cpln")]
+
+
+@pytest.mark.parametrize(
+    ("kind", "block"),
+    [("opaque", True), ("tls", True), ("nats-account", True), ("docker", False), ("dictionary", False)],
+)
+def test_a_secret_has_its_type_and_never_its_values(kind: str, block: bool) -> None:
+    revealed = {**d.SECRETS["items"][0], "type": kind, "data": {"payload": "CANARY-tf"}}
+    text = to_terraform(revealed)
+    assert "CANARY-tf" not in text, "not even from a revealed item"
+    body = resources(text)[("cpln_secret", "tls_cert")]
+    assert body["name"] == "tls-cert" and body["description"].startswith("Wildcard certificate")
+    field = kind.replace("-", "_")
+    assert (body[field] == [{}]) if block else (body[field] is None), body

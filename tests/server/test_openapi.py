@@ -318,7 +318,10 @@ def example_name(kind: KindSpec) -> str:
 
 
 #: Required kind-specific top-level fields a schema alone cannot give a valid value for.
-TOP_LEVEL_EXAMPLES: dict[str, dict[str, Any]] = {"policy": {"targetKind": "gvc", "target": "all"}}
+TOP_LEVEL_EXAMPLES: dict[str, dict[str, Any]] = {
+    "policy": {"targetKind": "gvc", "target": "all"},
+    "secret": {"type": "dictionary", "data": {"KEY": "value"}},
+}
 #: Minimal specs a schema alone cannot give (names checked by a validator, not a pattern).
 MINIMAL_SPECS: dict[str, dict[str, Any]] = {"workload": {"containers": [{"name": "app", "image": "nginx:1.27"}]}}
 
@@ -576,6 +579,7 @@ KNOWN_ACTIONS = {
     "createWorkloadCommand",
     "listWorkloadCommands",
     "getWorkloadCommand",
+    "revealSecret",
 }
 
 
@@ -614,6 +618,13 @@ async def _exercise_actions(doc: dict[str, Any], check: Conformance, kind: KindS
         await check.call(t, m, {**params, "email": "nobody@example.com"}, expect=404)
     if "listWorkloadDeployments" in declared:
         await _exercise_workload_runtime(check, pairs, params, gvc_name)
+    if "revealSecret" in declared:
+        t, m = pairs["revealSecret"]
+        shown = (await check.call(t, m, params, expect=200)).json()
+        plain = (await check.client.get(t.removesuffix("/-reveal").format(**params))).json()
+        assert "data" in shown and "data" not in plain
+        assert {k: v for k, v in shown.items() if k != "data"} == plain
+        await check.call(t, m, {**params, "name": "no-such-secret"}, expect=404)
 
 
 async def _exercise_workload_runtime(

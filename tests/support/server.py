@@ -17,6 +17,9 @@ from pathlib import Path
 import httpx
 
 READY_TIMEOUT_S = 30
+#: The secrets key PostgreSQL test servers share unless a test gives its own (a PostgreSQL
+#: server without one refuses to start; SQLite servers generate theirs in the data directory).
+TEST_SECRETS_KEY = "cGxpbnRoLXRlc3Qtc2VjcmV0cy1rZXktMzItYnl0ZXM="
 
 
 def tls_verify(verify: bool | str) -> bool | ssl.SSLContext:
@@ -78,9 +81,12 @@ def start_server(
     verify: bool | str = True,
     port: int | None = None,
     ready_path: str = "/readyz",
+    secrets_key: str | None = None,
 ) -> ServerProcess:
     """Start ``plinth serve`` and return once ``ready_path`` answers 200 (``/healthz``: once it
-    listens, ready or not). ``port`` lets a restarted server keep its address."""
+    listens, ready or not). ``port`` lets a restarted server keep its address. ``secrets_key``
+    goes in ``PLINTH_SECRETS_KEY``; a PostgreSQL server without ``--secrets-key-file`` gets
+    ``TEST_SECRETS_KEY`` unless given one (``""``: none at all)."""
     port = port or free_port()
     args = [sys.executable, "-m", "plinth", "serve", "--host", "127.0.0.1", "--port", str(port)]
     args += ["--data-dir", str(data_dir), "--org", org, "--workers", str(workers), *extra_args]
@@ -89,6 +95,10 @@ def start_server(
     data_dir.mkdir(parents=True, exist_ok=True)
     log_path = data_dir / "server.log"
     env = {k: v for k, v in os.environ.items() if not k.startswith("PLINTH_")}
+    if secrets_key is None and database_url and "--secrets-key-file" not in extra_args:
+        secrets_key = TEST_SECRETS_KEY
+    if secrets_key:
+        env["PLINTH_SECRETS_KEY"] = secrets_key
     with open(log_path, "wb") as log:
         process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     url = f"{scheme}://127.0.0.1:{port}"

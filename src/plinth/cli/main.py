@@ -30,6 +30,7 @@ COMMANDS = {
     "export": ("plinth.cli.transfer:export_command", "Write a whole store as JSON lines"),
     "import": ("plinth.cli.transfer:import_command", "Load an export into a new, empty store"),
     "signing-key": ("plinth.cli.signing_key:signing_key_command", "Rotate the key that signs service account keys"),
+    "secrets": ("plinth.cli.secrets_cmd:secrets_command", "Rotate and check the keys that seal secrets at rest"),
 }
 
 

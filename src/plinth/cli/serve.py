@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from plinth.cli.transfer import secrets_key_file_option
 from plinth.kinds.base import DEFAULT_BASE_DOMAIN
 from plinth.server.settings import RATE_BURST, RATE_LIMIT, REQUEST_TIMEOUT_S, Settings
 
@@ -51,7 +52,18 @@ def _bootstrap_or_wait(settings: Settings) -> tuple[str | None, str, bool]:
     return key, org, False
 
 
-def _announce(settings: Settings, key: str | None, org: str, waiting: bool = False) -> str:
+def _open_secrets_keys(settings: Settings) -> str | None:
+    """Check the secrets keys before anything starts (and make a SQLite store's first key, so
+    every worker finds the same file); the line to tell the operator, if any."""
+    from plinth.sealing import KeyConfigError
+
+    try:
+        return settings.secrets_keys().note
+    except KeyConfigError as exc:
+        raise click.ClickException(f"cannot start: {exc}") from exc
+
+
+def _announce(settings: Settings, key: str | None, org: str, waiting: bool = False, note: str | None = None) -> str:
     scheme = "https" if settings.tls_cert else "http"
     endpoint = f"{scheme}://{settings.host}:{settings.port}"
     where = "PostgreSQL" if settings.store_name == "postgresql" else f"SQLite in {settings.data_dir}"
@@ -63,6 +75,8 @@ def _announce(settings: Settings, key: str | None, org: str, waiting: bool = Fal
         lines += [f"Admin key (shown once; also written to {key_file}):", f"  {key}"]
     elif key_file.exists():
         lines.append(f"Admin key: see {key_file}")
+    if note:
+        lines.append(note)
     click.echo("\n".join(lines))
     sys.stdout.flush()
     return endpoint
@@ -125,6 +139,10 @@ def _announce(settings: Settings, key: str | None, org: str, waiting: bool = Fal
     show_default=True,
     help="Public base domain of generated host names (workload endpoints, domain DNS targets)",
 )
+@secrets_key_file_option(
+    "Keys that seal secrets, one base64 key a line, the last one sealing (or PLINTH_SECRETS_KEY: one key). "
+    "Default on SQLite: secrets.key in --data-dir, made on first start; PostgreSQL needs one"
+)
 @click.option("--init-profile", default=None, help="Create this CLI profile for the server when no profile exists")
 def serve_command(
     host: str,
@@ -144,6 +162,7 @@ def serve_command(
     rate_burst: int,
     runtime: str,
     base_domain: str,
+    secrets_key_file: Path | None,
     init_profile: str | None,
 ) -> None:
     """Run the API server (SQLite in --data-dir unless --database-url names PostgreSQL)."""
@@ -168,9 +187,12 @@ def serve_command(
         rate_burst=rate_burst,
         runtime=runtime,
         base_domain=base_domain.strip(".").lower(),
+        secrets_key_file=str(secrets_key_file.resolve()) if secrets_key_file else None,
+        secrets_key=os.environ.get("PLINTH_SECRETS_KEY") or None,
     )
+    note = _open_secrets_keys(settings)
     key, org, waiting = _bootstrap_or_wait(settings)
-    endpoint = _announce(settings, key, org, waiting)
+    endpoint = _announce(settings, key, org, waiting, note)
     if init_profile:
         _init_profile(init_profile, endpoint, settings, org)
     os.environ.update(settings.to_env())

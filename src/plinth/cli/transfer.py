@@ -43,6 +43,16 @@ def store_options(function: F) -> F:
     )(function)
 
 
+def secrets_key_file_option(help_text: str) -> Callable[[F], F]:
+    """``--secrets-key-file`` (``PLINTH_SECRETS_KEY_FILE``): the keys that seal secrets."""
+    return click.option(
+        "--secrets-key-file",
+        envvar="PLINTH_SECRETS_KEY_FILE",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help=help_text,
+    )
+
+
 def _where(data_dir: Path, database_url: str | None) -> str:
     return "the PostgreSQL database" if database_url else f"the SQLite store in {data_dir}"
 
@@ -77,7 +87,7 @@ def export_command(data_dir: Path, database_url: str | None, output: str) -> Non
 
 
 async def _export(data_dir: Path, database_url: str | None, out: IO[bytes]) -> DumpCounts:
-    storage = await _open(data_dir, database_url)
+    storage = await open_store(data_dir, database_url)
     counts: DumpCounts | None = None
     try:
         async for line in export_store(storage):
@@ -95,25 +105,63 @@ async def _export(data_dir: Path, database_url: str | None, out: IO[bytes]) -> D
 @store_options
 @click.argument("file", default="-")
 @click.option("--batch", type=click.IntRange(1, 100_000), default=500, show_default=True, help="Rows per transaction")
-def import_command(data_dir: Path, database_url: str | None, file: str, batch: int) -> None:
+@secrets_key_file_option(
+    "The secrets keys the target store's server will use (or PLINTH_SECRETS_KEY): the import "
+    "refuses to start unless they hold every key the export's secrets are sealed with"
+)
+def import_command(
+    data_dir: Path, database_url: str | None, file: str, batch: int, secrets_key_file: Path | None
+) -> None:
     """Load an export FILE (- for standard input) into a new, empty store.
 
     Ids, versions, timestamps, events (with their order) and the server's meta entries (its
-    signing keys, so existing keys keep working) are kept as they were.
+    signing keys, so existing keys keep working) are kept as they were. Secrets stay sealed as
+    exported: the keys the target's server will use must hold every key id they name, which is
+    checked before anything is written.
     """
     with _seekable(file) as stream:
         try:
             check_export(iter_lines(stream))
         except TransferError as exc:
             raise CliError(f"{file}: {exc}") from exc
+        _check_secrets_keys(file, iter_lines(stream), data_dir, database_url, secrets_key_file)
         counts = asyncio.run(_import(data_dir, database_url, lambda: iter_lines(stream), batch))
     click.echo(f"Imported {_describe(counts)} into {_where(data_dir, database_url)}", err=True)
+
+
+def _check_secrets_keys(
+    file: str, lines: Iterable[bytes], data_dir: Path, database_url: str | None, key_file: Path | None
+) -> None:
+    """Refuse, before writing anything, an export whose sealed values the target's keys cannot open."""
+    from plinth.engine.sealed import key_ids_in_export
+    from plinth.sealing import KeyConfigError, open_keys
+
+    needed = key_ids_in_export(lines)
+    if not needed:
+        return
+    shown = ", ".join(sorted(needed))
+    try:
+        opened = open_keys(key_file, os.environ.get("PLINTH_SECRETS_KEY"), data_dir, bool(database_url), generate=False)
+    except KeyConfigError as exc:
+        raise CliError(f"{file}: its secrets are sealed with key ids {shown}, and the keys given fail: {exc}") from exc
+    if opened is None:
+        raise CliError(
+            f"{file}: its secrets are sealed with key ids {shown}: give the key file the target's server will use "
+            "(--secrets-key-file, or PLINTH_SECRETS_KEY), holding those keys; nothing was imported"
+        )
+    held = set(opened.source.ring().kids)
+    missing = sorted(needed - held)
+    if missing:
+        raise CliError(
+            f"{file}: its secrets are sealed with key ids {shown}, and {opened.source.where} lacks "
+            f"{', '.join(missing)}: give the target's server the exporting server's key file; nothing was imported"
+        )
 
 
 async def _import(
     data_dir: Path, database_url: str | None, read: Callable[[], Iterable[bytes]], batch: int
 ) -> DumpCounts:
-    storage = await _open(data_dir, database_url)
+    storage = await open_store(data_dir, database_url)
     try:
         return await import_store(storage, read, batch)
     except TransferError as exc:
@@ -124,7 +172,7 @@ async def _import(
         await storage.close()
 
 
-async def _open(data_dir: Path, database_url: str | None) -> Storage:
+async def open_store(data_dir: Path, database_url: str | None) -> Storage:
     try:
         return await open_storage(database_url, data_dir)
     except StorageError as exc:

@@ -20,7 +20,10 @@ are silent:
   strings (``spec.extras.affinity``, ``extras.tolerations[]``, ``extras.topologySpreadConstraints[]``,
   ``sidecar.envoy.http[]``, ``envoy.network[]``); those stay objects here, since the operator passes
   the spec to the API as it is and the API wants objects. Such a workload is exported faithfully
-  but is not admitted by that schema.
+  but is not admitted by that schema;
+- a secret is its type and metadata: its values (``data``) are never written, not even when the
+  item holds them. The operator's own form of a secret, a core v1 ``Secret`` with base64 data
+  (kinds.md §2.8), would need them, so the ``secrets.cpln.io`` CRD form is used.
 """
 
 from __future__ import annotations
@@ -51,6 +54,9 @@ SYSTEM_FIELDS = frozenset(
     }
 )
 GVC_SCOPED = frozenset({"volumeset", "workload", "identity"})
+#: Fields never written, even when the item holds them (a revealed secret): mirrors the kinds'
+#: ``KindSpec.sealed`` (``tests/convert/test_crd.py`` holds the two in step).
+SEALED = {"secret": frozenset({"data"})}
 _K8S_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
@@ -74,8 +80,9 @@ def item_to_crd(item: dict[str, Any], org: str) -> dict[str, Any]:
     tags = item.get("tags")
     if isinstance(tags, dict):
         crd["tags"] = {str(k): v if isinstance(v, str) else json.dumps(v) for k, v in tags.items() if v is not None}
+    sealed = SEALED.get(kind, frozenset())
     for key, value in item.items():
-        if key not in SYSTEM_FIELDS and key != "gvc" and value is not None:
+        if key not in SYSTEM_FIELDS and key not in sealed and key != "gvc" and value is not None:
             crd[key] = without_nulls(value)
     return crd
 

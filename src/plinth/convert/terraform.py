@@ -5,7 +5,8 @@
 ``cpln_service_account``, ``cpln_group``, ``cpln_policy``, ``cpln_location`` (a BYOK location:
 ``cpln_custom_location``), ``cpln_ipset`` (``link`` and one ``location`` block per location),
 ``cpln_audit_context`` (name, description and tags: the provider only forgets one on destroy),
-and in modules of their own ``cpln_workload`` (``terraform_workload``, kinds.md §1.20) and
+``cpln_secret`` (without its values, kinds.md §2.7), and in modules of their own
+``cpln_workload`` (``terraform_workload``, kinds.md §1.20) and
 ``cpln_identity`` (``terraform_identity``, kinds.md §3.3). The provider names members,
 principals and targets relative to the org (``group/devs``, ``user/ada@example.com``; target
 links by name, with ``gvc`` beside them for GVC-scoped kinds), so links are written that way.
@@ -172,6 +173,23 @@ def ipset(item: dict[str, Any]) -> Body:
     return body
 
 
+#: Secret types the provider takes as an attribute (a JSON string, or the dictionary's map); the
+#: others are blocks (kinds.md §2.7).
+SECRET_ATTRIBUTES = frozenset({"gcp", "docker", "azure-sdk", "dictionary"})
+
+
+def secret(item: dict[str, Any]) -> Body:
+    """A secret's name, description, tags and type, never its values: a GET does not carry them,
+    and this form is never to hold them even when given (a revealed item). The type's block is
+    empty, or its attribute ``null``, so Terraform refuses the file until the values are filled
+    in, rather than writing empty ones over the secret."""
+    body = common(item)
+    kind = str(item.get("type") or "opaque")
+    name = kind.replace("-", "_")
+    body.append(Attribute(name, None) if kind in SECRET_ATTRIBUTES else Block(name, []))
+    return body
+
+
 RESOURCES: dict[str, tuple[str, Callable[[dict[str, Any]], Body]]] = {
     "org": ("cpln_org", org),
     "gvc": ("cpln_gvc", gvc),
@@ -185,6 +203,7 @@ RESOURCES: dict[str, tuple[str, Callable[[dict[str, Any]], Body]]] = {
     "identity": ("cpln_identity", identity),
     "ipset": ("cpln_ipset", ipset),
     "auditctx": ("cpln_audit_context", common),
+    "secret": ("cpln_secret", secret),
 }
 
 

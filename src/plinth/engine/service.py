@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from plinth.auth.generation import bump as bump_access_generation
-from plinth.engine import pipeline
+from plinth.engine import pipeline, sealed
 from plinth.engine.access import Access, Unrestricted, require, stamp_of
 from plinth.engine.deletes import guard_children, guard_protected, owned_deletes
 from plinth.engine.patch import apply_patch
@@ -45,6 +45,7 @@ from plinth.kinds.base import DEFAULT_BASE_DOMAIN, Item, KindContext, KindSpec
 from plinth.meta import PROTECTED_TAG
 from plinth.runtime.base import Runtime
 from plinth.runtime.simulated import SimulatedRuntime
+from plinth.sealing import Sealer
 from plinth.storage.base import AppendEvent, Delete, Key, Operation, Put, Record, Storage, StorageError
 from plinth.storage.query import ListRequest, PageStart
 
@@ -144,10 +145,14 @@ class Engine:
         clock: Callable[[], str] = now_iso,
         runtime: Runtime | None = None,
         base_domain: str = DEFAULT_BASE_DOMAIN,
+        sealer: Sealer | None = None,
     ) -> None:
         self.storage = storage
         self.kinds = kinds
         self.clock = clock
+        #: Seals the fields kinds declare ``sealed`` (``engine/sealed.py``); without one, writes
+        #: and reveals of such kinds answer 503.
+        self.sealer = sealer
         self.statuses = StatusInputs(storage, kinds, runtime or SimulatedRuntime(), base_domain)
         self._targets: dict[RequestInfo, Target] = {}
 
@@ -351,13 +356,18 @@ class Engine:
             if old_record is not None and w.mode == "create":
                 raise storage_error(StorageError("exists"), t.kind.name, t.name)
             old: Item | None = orjson.loads(old_record.doc) if old_record else None
+            sealed_record: Record | None = None
             if old is not None and old_record is not None:
                 require(w.access, t.kind, "edit", t.href, stamp_of(old_record), lambda old=old: old)  # type: ignore[misc]
                 if t.kind.builtin_is_read_only and old.get("origin") == "builtin" and w.access is not SYSTEM:
                     raise Conflict(f"Built-in {t.kind.name} '{t.name}' cannot be edited", {"kind": t.kind.name})
+                if t.kind.sealed:
+                    # Opened to merge and compare in the clear; never stored or served from here.
+                    sealed_record, values = await self._sealed_values(t)
+                    old = {**old, **values}
             if w.expected is not None and old is not None and old["version"] != w.expected:
                 raise storage_error(StorageError("conflict"), t.kind.name, t.name)
-            built = await self._build(t, parent, old_record, old, w)
+            built = await self._build(t, parent, old_record, old, w, sealed_record)
             if isinstance(built, WriteResult):
                 return built
             committed = await self._commit(t, built.ops, built.result, pinned=w.expected is not None)
@@ -373,9 +383,13 @@ class Engine:
         old_record: Record | None,
         old: Item | None,
         w: Write,
+        sealed_record: Record | None = None,
     ) -> WriteResult | Built:
         """Everything of a write but its commit: the checks, the item and the operations to
-        commit; or the answer itself when there is nothing to commit (no change, a dry run)."""
+        commit; or the answer itself when there is nothing to commit (no change, a dry run).
+
+        ``old`` holds the stored item's sealed fields in the clear (``sealed_record`` is where
+        they are kept); the record stored, its answer and what other items see never do."""
         now = self.clock()
         item_id = old["id"] if old else new_id()
         ctx = KindContext(
@@ -385,10 +399,11 @@ class Engine:
         system = w.make_system(old) if w.make_system else None
         candidate, errors = pipeline.build_candidate(t.kind, stripped, old, ctx, t.name, system)
         if old is None:
-            require(w.access, t.kind, "create", t.href, None, lambda: candidate)  # judged on this candidate
+            # Judged on this candidate, as it will be stored (policies never see sealed values).
+            require(w.access, t.kind, "create", t.href, None, lambda: sealed.public(t.kind, candidate))
         stamp = stamp_of(old_record) if old_record is not None else None
         for permission in t.kind.write_permissions(candidate, old) if not errors else ():
-            require(w.access, t.kind, permission, t.href, stamp, lambda: candidate)
+            require(w.access, t.kind, permission, t.href, stamp, lambda: sealed.public(t.kind, candidate))
         refs = t.kind.references(candidate, t.org) if not errors else []
         ref_errors, resolved, hrefs = await check_references(self.storage, self.kinds, t.org, refs, {})
         errors += ref_errors
@@ -417,6 +432,8 @@ class Engine:
             modified=now,
             status=t.kind.compute_status(candidate, ctx),
         )
+        values = sealed.values_of(t.kind, item)
+        item = sealed.public(t.kind, item)
         doc = orjson.dumps(item)
         created = old is None
         result = WriteResult(201 if created else 200, doc, t.href if created else None)
@@ -429,6 +446,8 @@ class Engine:
         ]
         if t.kind.affects_access:
             ops.append(bump_access_generation())
+        if t.kind.sealed:
+            ops += self._sealed_ops(t, item_id, version, values, sealed_record)
         ops += await refresh_dependants(
             self.storage, self.kinds, t.kind, t.org, t.href, t.name, item, now, self.statuses.context
         )
@@ -443,6 +462,23 @@ class Engine:
         if links and self._feeds_referrers(t.kind):
             await self.statuses.settle(t.kind, t.org, links, now)
         await self.statuses.settle_selectors(t.kind, t.org, now)
+
+    async def _sealed_values(self, t: Target) -> tuple[Record | None, dict[str, Any]]:
+        """The stored sealed record of ``t`` (fresh) and its fields in the clear."""
+        try:
+            return await sealed.read_values(self.storage, self.sealer, t.kind, t.key, t.href, fresh=True)
+        except StorageError as exc:
+            raise storage_error(exc, t.kind.name, t.name) from exc
+
+    def _sealed_ops(
+        self, t: Target, item_id: str, version: int, values: dict[str, Any], stored: Record | None
+    ) -> list[Operation]:
+        """Seal ``values`` beside the item (a fresh nonce every write), or drop the sealed record
+        when the item holds none; compare-and-swap on the sealed record's stored version."""
+        if not values:
+            return [Delete(stored.key, stored.version)] if stored is not None else []
+        record = sealed.seal(self.sealer, t.kind, t.key, t.href, item_id, version, values)
+        return [Put(record, stored.version if stored is not None else None)]
 
     def _feeds_referrers(self, kind: KindSpec) -> bool:
         """Whether items of ``kind`` feed other items' status by linking to them."""
@@ -493,6 +529,10 @@ class Engine:
                 return
             event_id, event = event_doc("deleted", t.href, record.version, access.principal_link, now)
             ops: list[Operation] = [Delete(t.key, record.version), AppendEvent(t.key, event_id, now, event)]
+            if t.kind.sealed:
+                sealed_record = await self._get(sealed.sealed_key(t.key), t, fresh=True)
+                if sealed_record is not None:
+                    ops.append(Delete(sealed_record.key, sealed_record.version))
             ops += forgotten
             ops += await owned_deletes(self.storage, t.kind, t.org, t.gvc, t.name)
             if t.kind.affects_access or forgotten:

@@ -17,6 +17,7 @@ from plinth.kinds.ipset import IPSET
 from plinth.kinds.location import LOCATION
 from plinth.kinds.org import ORG
 from plinth.kinds.policy import POLICY
+from plinth.kinds.secret import SECRET
 from plinth.kinds.serviceaccount import SERVICEACCOUNT
 from plinth.kinds.user import USER
 from plinth.kinds.volumeset import VOLUMESET
@@ -32,6 +33,7 @@ KINDS: tuple[KindSpec, ...] = (
     GROUP,
     POLICY,
     WORKLOAD,
+    SECRET,
     IDENTITY,
     LOCATION,
     IPSET,

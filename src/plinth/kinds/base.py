@@ -297,6 +297,11 @@ class KindSpec:
     verbs: frozenset[str] = CRUD_VERBS
     #: The permission a delete needs (``manage`` for a kind whose permissions have no ``delete``).
     delete_permission: str = "delete"
+    #: Top-level fields sealed at rest (a secret's ``data``): the engine seals them before the
+    #: record is stored, keeps them out of every stored document, event and export, and opens them
+    #: only to compare and merge writes and for the kind's reveal action (``engine/sealed.py``).
+    #: Hooks see them in the clear. Each must be a field of ``top_level_model``.
+    sealed: tuple[str, ...] = ()
     #: Endpoints beyond the verbs that only this kind serves (see :class:`KindAction`).
     actions: tuple[KindAction, ...] = ()
     #: The kind's case for the shared conformance suite (see :class:`KindExample`).

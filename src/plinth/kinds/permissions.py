@@ -18,6 +18,8 @@ set ``create, delete, edit, manage, view``. Where the sources differ from that d
 - ``auditctx`` has no ``delete``;
 - ``location`` has no ``delete`` and adds ``use`` (kinds.md §4.3, §11); deleting a BYOK
   location needs ``manage`` (``KindSpec.delete_permission``; kinds.md gap 15).
+- ``secret`` adds ``reveal`` (read the values; implied by ``edit``) and ``use``, each implying
+  ``view`` (kinds.md §2.6).
 
 Implications are direct (``image``: ``create`` -> ``pull`` -> ``view``); :func:`implied_closure`
 follows them transitively. The rules every entry keeps: ``edit`` implies ``view``; ``manage``
@@ -116,7 +118,7 @@ PERMISSIONS: Mapping[str, KindPermissions] = MappingProxyType(
         "quota": _entry(),
         "secret": _entry(
             extra={"reveal": "Read the secret's values", "use": "Reference the secret from workloads"},
-            implied={"edit": ("reveal", "view")},
+            implied={"edit": ("reveal", "view"), "reveal": ("view",), "use": ("view",)},
         ),
         "serviceaccount": _entry(extra={"addKey": "Add a key to an existing service account"}),
         "task": _entry(),

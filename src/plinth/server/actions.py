@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import orjson
 
-from plinth.engine import identity, users, workloads
+from plinth.engine import identity, sealed, users, workloads
 from plinth.engine.access import Access
 from plinth.engine.paging import page_size
 from plinth.engine.requestinfo import RequestInfo
@@ -121,6 +121,10 @@ async def _command(svc: Services, call: ActionCall) -> Reply:
     return Reply(200, orjson.dumps(await workloads.get_command(svc.engine, call.info, call.params["id"], call.access)))
 
 
+async def _reveal(svc: Services, call: ActionCall) -> Reply:
+    return Reply(200, await sealed.reveal(svc.engine, call.info, call.access))
+
+
 #: ``operation_id`` -> the handler that serves it.
 HANDLERS: dict[str, Handler] = {
     "addServiceaccountKey": _add_key,
@@ -131,4 +135,5 @@ HANDLERS: dict[str, Handler] = {
     "createWorkloadCommand": _run_command,
     "listWorkloadCommands": _commands,
     "getWorkloadCommand": _command,
+    "revealSecret": _reveal,
 }

@@ -34,6 +34,7 @@ from plinth.engine.service import Engine
 from plinth.errors import MethodNotAllowed, ServiceUnavailable, TooManyRequests, Unauthorized
 from plinth.kinds import REGISTRY
 from plinth.runtime import make_runtime
+from plinth.sealing import Sealer
 from plinth.server import bootstrap as first_start
 from plinth.server import exporters, system
 from plinth.server.accesslog import AccessLog
@@ -96,6 +97,16 @@ def oidc_authenticator(settings: Settings, storage: Storage, watcher: Generation
     return OidcAuthenticator(storage, watcher, IdTokenVerifier(issuer, audience, KeyCache(load)))
 
 
+def secrets_sealer(settings: Settings) -> Sealer:
+    """The sealer of the keys ``settings`` name; a SQLite store without any gets a generated key
+    file (``plinth serve`` makes it before its workers start). ``KeyConfigError`` when none can
+    be had (PostgreSQL without keys: replicas must share them, so none is made up)."""
+    opened = settings.secrets_keys()
+    if opened.note:
+        log.warning("%s", opened.note)
+    return Sealer(opened.source)
+
+
 class PlinthApp:
     def __init__(self, settings: Settings):
         self.settings = settings
@@ -108,6 +119,7 @@ class PlinthApp:
         self.access_log = AccessLog(settings.access_log)
         self._opening: asyncio.Task[None] | None = None
         self.limiter = RateLimiter(settings.rate_limit, settings.rate_burst) if settings.rate_limit > 0 else None
+        self.sealer: Sealer | None = None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
@@ -116,6 +128,7 @@ class PlinthApp:
             await self._lifespan(receive, send)
 
     async def startup(self) -> None:
+        self.sealer = secrets_sealer(self.settings)
         try:
             await self._open_store()
         except StorageError as exc:
@@ -128,7 +141,9 @@ class PlinthApp:
         storage = await open_storage(self.settings.database_url, self.settings.data_dir)
         try:
             runtime = make_runtime(self.settings.runtime)
-            engine = Engine(storage, REGISTRY, runtime=runtime, base_domain=self.settings.base_domain)
+            engine = Engine(
+                storage, REGISTRY, runtime=runtime, base_domain=self.settings.base_domain, sealer=self.sealer
+            )
             if await storage.get_meta(first_start.ORG_META) is None:
                 # ``plinth serve`` bootstraps before it starts workers, unless the store was
                 # unreachable then: the first worker to reach it does (the claim lets one win).

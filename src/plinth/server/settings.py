@@ -7,10 +7,14 @@ import string), so :meth:`Settings.to_env` and :meth:`Settings.from_env` are exa
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from plinth.kinds.base import DEFAULT_BASE_DOMAIN
+
+if TYPE_CHECKING:
+    from plinth.sealing import OpenedKeys
 
 MAX_BODY_BYTES = 1024 * 1024
 REQUEST_TIMEOUT_S = 30.0
@@ -45,6 +49,21 @@ class Settings:
     runtime: str = "simulated"
     #: The public base domain of generated host names (workload endpoints, domain DNS targets).
     base_domain: str = DEFAULT_BASE_DOMAIN
+    #: Where the keys that seal secrets come from (``plinth.sealing.keys``): a key file, or one
+    #: key in base64 (``PLINTH_SECRETS_KEY``, never a flag: command lines are visible to others).
+    #: Neither: ``secrets.key`` in the data directory (SQLite only; generated on first start).
+    secrets_key_file: str | None = None
+    secrets_key: str | None = field(default=None, repr=False)
+
+    def secrets_keys(self) -> OpenedKeys:
+        """The keys that seal secrets (a SQLite store's first key is generated here); raises
+        ``plinth.sealing.KeyConfigError`` when there are none to be had (PostgreSQL without keys)."""
+        from plinth.sealing import open_keys
+
+        postgres = self.store_name == "postgresql"
+        opened = open_keys(self.secrets_key_file, self.secrets_key, self.data_dir, postgres, generate=True)
+        assert opened is not None
+        return opened
 
     @property
     def store_name(self) -> str:

@@ -9,8 +9,9 @@ Where links sit and how they are stored (kinds.md §1.2, §1.5, §1.6, §1.8, §
   identity from deletion (``protects``).
 - volumes ``cpln://volumeset/NAME``: a volume set of the same GVC, which must exist (its file
   system decides who may mount it); ``cpln://secret/NAME[.KEY]`` in a volume or an env value
-  names a secret of the org, which need not exist yet (secrets are read at run time). Both
-  URIs are stored as sent: the URI is the field's own form.
+  names a secret of the org, which need not exist yet (secrets are read at run time; what does
+  not hold is said in the status, ``secret_refs``). Both URIs are stored as sent: the URI is
+  the field's own form.
 - ``spec.localOptions[].location`` (a name or a link) and ``loadBalancer.direct.ipSet`` (a
   name or a link) are stored as full links; neither need exist: locations are not served yet,
   and ``cpln apply`` writes IP sets after workloads (an IP set's status says whether the
@@ -23,10 +24,10 @@ from typing import Any
 
 from plinth.errors import FieldError
 from plinth.kinds.base import Item, KindContext, Reference
+from plinth.kinds.workload.secret_refs import SECRET_URI, secret_href
 from plinth.meta import parse_link
 
 VOLUMESET_URI = "cpln://volumeset/"
-SECRET_URI = "cpln://secret/"
 #: Volume set file systems only a stateful workload may mount (kinds.md §1.3, §1.6).
 PER_REPLICA_FILE_SYSTEMS = frozenset({"ext4", "xfs"})
 
@@ -65,8 +66,7 @@ def _uri_references(container: dict[str, Any], where: str, org: str, gvc: str) -
 
 
 def _secret(path: str, uri: str, org: str) -> Reference:
-    name = uri.removeprefix(SECRET_URI).split(".", 1)[0]
-    return Reference(path, f"/org/{org}/secret/{name}", frozenset({"secret"}), must_exist=False, rewrite=False)
+    return Reference(path, secret_href(uri, org), frozenset({"secret"}), must_exist=False, rewrite=False)
 
 
 def workload_references(item: Item, org: str) -> list[Reference]:

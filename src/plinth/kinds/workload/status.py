@@ -13,7 +13,9 @@ From the item, its GVC (``ctx.parent``: id, alias, placement) and what the runti
 - ``suspendedStatus``: ``suspended`` when every location is suspended,
   ``partiallySuspended`` when some are, else ``notSuspended``;
 - ``resolvedImages``: the images as given (no registry is asked for digests);
-- ``loadBalancer``: ``[]`` (no direct load balancer is provisioned).
+- ``loadBalancer``: ``[]`` (no direct load balancer is provisioned);
+- ``warning`` (only when there is something to say): the secret references that do not hold
+  now, a missing secret or a key its type lacks (``secret_refs``), joined by ``; ``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 
 from plinth.kinds.base import Item, KindContext
 from plinth.kinds.links import gvc_locations
+from plinth.kinds.workload.secret_refs import secret_warnings
 
 INTERNAL_DOMAIN = "cpln.local"
 
@@ -79,4 +82,7 @@ def compute_workload_status(item: Item, ctx: KindContext) -> dict[str, Any]:
         "images": [{"manifests": [{"image": c.get("image", "")}]} for c in spec.get("containers") or []],
     }
     status["loadBalancer"] = []
+    warnings = secret_warnings(spec, ctx)
+    if warnings:
+        status["warning"] = "; ".join(warnings)
     return status

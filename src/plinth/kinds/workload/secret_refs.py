@@ -1,0 +1,84 @@
+"""What a workload's secret references name, and what its status says of them (kinds.md §2.4).
+
+``cpln://secret/NAME`` names a whole secret, ``cpln://secret/NAME.KEY`` one of its properties,
+in an env value or a volume URI. The write only checks the URI's shape: the secret may be
+created later, and a workload reads it at run time. What does not hold yet is said in the
+workload's ``status.warning``, one sentence per reference, refreshed when the secret is
+created, changed or deleted (``status_inputs`` lists ``secret``):
+
+- the secret does not exist (yet);
+- ``KEY`` is not a property of the secret's type. The properties are the fields of the type's
+  ``data`` (kinds.md §2.2, §2.4). Not judged: ``dictionary`` keys (they are part of the sealed
+  values, which a status never opens) and the JSON-string types (``docker``, ``gcp``,
+  ``azure-sdk``: which keys reach into them is unconfirmed).
+
+Not checked: whether the workload's identity holds ``reveal`` on the secret (identities are not
+served, and a status is computed without the policies).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from plinth.kinds.base import Item, KindContext
+
+SECRET_URI = "cpln://secret/"
+#: The properties a ``NAME.KEY`` reference may name, by secret type (``None``: not judged).
+SECRET_KEYS: dict[str, frozenset[str] | None] = {
+    "opaque": frozenset({"payload"}),
+    "userpass": frozenset({"username", "password"}),
+    "tls": frozenset({"key", "cert", "chain"}),
+    "aws": frozenset({"accessKey", "secretKey", "roleArn", "externalId"}),
+    "ecr": frozenset({"accessKey", "secretKey", "roleArn", "externalId", "repos"}),
+    "keypair": frozenset({"secretKey", "publicKey", "passphrase"}),
+    "azure-connector": frozenset({"url", "code"}),
+    "nats-account": frozenset({"accountId", "privateKey"}),
+    "dictionary": None,
+    "docker": None,
+    "gcp": None,
+    "azure-sdk": None,
+}
+
+
+def secret_uris(spec: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """``(JSON path, URI)`` of every secret URI in a workload spec's volumes and env values."""
+    for i, container in enumerate(spec.get("containers") or []):
+        where = f"spec.containers[{i}]"
+        for j, volume in enumerate(container.get("volumes") or []):
+            uri = volume.get("uri")
+            if isinstance(uri, str) and uri.startswith(SECRET_URI):
+                yield f"{where}.volumes[{j}].uri", uri
+        for j, env in enumerate(container.get("env") or []):
+            value = env.get("value")
+            if isinstance(value, str) and value.startswith(SECRET_URI):
+                yield f"{where}.env[{j}].value", value
+
+
+def split_uri(uri: str) -> tuple[str, str | None]:
+    """``cpln://secret/db.password`` -> ``("db", "password")`` (a secret's name has no dot)."""
+    name, _, key = uri.removeprefix(SECRET_URI).partition(".")
+    return name, key or None
+
+
+def secret_href(uri: str, org: str) -> str:
+    return f"/org/{org}/secret/{split_uri(uri)[0]}"
+
+
+def secret_warnings(spec: dict[str, Any], ctx: KindContext) -> list[str]:
+    """One sentence per secret reference that does not hold now."""
+    out: list[str] = []
+    for path, uri in secret_uris(spec):
+        name, key = split_uri(uri)
+        href = secret_href(uri, ctx.org)
+        if href not in ctx.resolved:
+            continue  # not looked up (a rule failed first): nothing to say
+        secret: Item | None = ctx.resolved[href]
+        if secret is None:
+            out.append(f"{path}: secret '{name}' does not exist")
+            continue
+        kind = str(secret.get("type", ""))
+        keys = SECRET_KEYS.get(kind)
+        if key is not None and keys is not None and key not in keys:
+            out.append(f"{path}: secret '{name}' ({kind}) has no key '{key}' (it has {', '.join(sorted(keys))})")
+    return out
