@@ -61,3 +61,15 @@ def tagged_write(spec: dict[str, Any], tags: dict[str, Any]) -> tuple[Item, list
     old, _ = write(workload(type=spec.get("type", "standard")))
     old["tags"] = dict(tags)
     return write(body={"tags": dict(tags), "spec": spec}, old=old)
+
+
+def assert_written_twice_the_same(spec: dict[str, Any]) -> Item:
+    """Write ``spec``, then write the stored spec again: both clean, the second the same item,
+    keys in the same order (re-applying a stored workload must change nothing). The first item."""
+    first, errors = write(spec)
+    assert errors == []
+    second, errors = write(first["spec"])
+    assert errors == []
+    assert second == first
+    assert [list(c) for c in second["spec"]["containers"]] == [list(c) for c in first["spec"]["containers"]]
+    return first

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from _workload_container_support import (
+    assert_written_twice_the_same,
     container,
     errors_for,
     pairs,
@@ -238,9 +239,4 @@ def test_cron_probes_are_stripped() -> None:
     ],
 )
 def test_defaults_are_idempotent(spec: dict[str, Any]) -> None:
-    first, errors = write(spec)
-    assert errors == []
-    second, errors = write(first["spec"])
-    assert errors == []
-    assert second == first
-    assert [list(c) for c in second["spec"]["containers"]] == [list(c) for c in first["spec"]["containers"]]
+    assert_written_twice_the_same(spec)

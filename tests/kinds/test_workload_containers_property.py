@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from _workload_container_support import write
+from _workload_container_support import assert_written_twice_the_same, write
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
@@ -172,12 +172,7 @@ def test_valid_containers_are_accepted_and_kept(spec: dict[str, Any]) -> None:
 @SETTINGS
 @given(workload_specs())
 def test_stored_spec_is_a_fixed_point(spec: dict[str, Any]) -> None:
-    first, errors = write(spec)
-    assert errors == []
-    second, errors = write(first["spec"])
-    assert errors == []
-    assert second == first
-    assert [list(c) for c in second["spec"]["containers"]] == [list(c) for c in first["spec"]["containers"]]
+    first = assert_written_twice_the_same(spec)
     again = copy.deepcopy(first["spec"])
     fill_container_defaults(again)
     assert again == first["spec"]
