@@ -2,8 +2,8 @@
 
 The other modules run on SQLite; these cases re-run their functions here, with ``server``
 overridden: writes, keys, lists with paging, the apply/delete round trip, errors, identities,
-IP sets and audit contexts, and editing and cloning secrets (sealed with the store's key),
-through flags.
+IP sets and audit contexts, a whole stack applied and deleted from one file, and editing
+and cloning secrets (sealed with the store's key), through flags.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from tests.compat.test_secrets import (
     test_clone_copies_the_values,
     test_edit_reveals_edits_and_patches_back,
 )
+from tests.compat.test_stacks import test_a_stack_applies_reapplies_unchanged_and_deletes
 from tests.compat.test_typed import (
     test_apply_creates_then_updates_and_delete_from_file_waits_for_404,
     test_get_over_50_items_prints_the_paging_notice,
@@ -41,6 +42,7 @@ from tests.support.server import ServerProcess
 pytestmark = pytest.mark.postgres
 
 __all__ = [
+    "test_a_stack_applies_reapplies_unchanged_and_deletes",
     "test_a_workload_uses_an_identity_that_exists",
     "test_apply_a_stack_waits_until_ready_and_links_resolve",
     "test_apply_creates_then_updates_and_delete_from_file_waits_for_404",
