@@ -7,8 +7,10 @@ its conformance ``example``, one entry in ``KINDS``, and its permissions in ``pe
 
 from __future__ import annotations
 
+from plinth.kinds.agent import AGENT
 from plinth.kinds.auditctx import AUDITCTX
 from plinth.kinds.base import KindSpec
+from plinth.kinds.cloudaccount import CLOUDACCOUNT
 from plinth.kinds.domain import DOMAIN
 from plinth.kinds.group import GROUP
 from plinth.kinds.gvc import GVC
@@ -38,5 +40,7 @@ KINDS: tuple[KindSpec, ...] = (
     LOCATION,
     IPSET,
     AUDITCTX,
+    CLOUDACCOUNT,
+    AGENT,
 )
 REGISTRY: dict[str, KindSpec] = {kind.name: kind for kind in KINDS}
