@@ -64,6 +64,7 @@ DOCS = {
     "auditctx-list": (f"{A}/auditctx", d.AUDITCTXS),
     "cloudaccount-list": (f"{A}/cloudaccount", d.CLOUDACCOUNTS),
     "agent-list": (f"{A}/agent", d.AGENTS),
+    "image-list": (f"{A}/image", d.IMAGES),
     "unknown-kind": (f"{A}/gadget/zed", d.UNKNOWN_KIND),
     "bare-array": (f"{A}/-array", d.BARE_ARRAY),
 }

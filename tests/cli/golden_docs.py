@@ -919,6 +919,42 @@ AGENTS = listing(
 )
 
 
+#: Images as the platform lists pushed ones (Plinth never holds any: nothing pushes).
+IMAGES = listing(
+    "image",
+    [
+        {
+            "id": "img-1",
+            "name": "web:1.4.2",
+            "kind": "image",
+            "version": 1,
+            "description": "web:1.4.2",
+            "tags": {"build": "ci-812"},
+            "created": "2025-05-01T07:00:00.000Z",
+            "lastModified": "2025-05-01T07:00:00.000Z",
+            "links": links(f"/org/{ORG}/image/web:1.4.2", org=f"/org/{ORG}"),
+            "repository": "web",
+            "tag": "1.4.2",
+            "digest": "sha256:9b2a6d0c4e1f3a5b7c9d0e2f4a6b8c0d1e3f5a7b9c0d2e4f6a8b0c1d3e5f7a9b",
+            "manifest": {"schemaVersion": 2},
+        },
+        {
+            "id": "img-2",
+            "name": "worker:latest",
+            "kind": "image",
+            "version": 1,
+            "description": "worker:latest",
+            "tags": {},
+            "created": "2025-05-02T07:00:00.000Z",
+            "lastModified": "2025-05-02T07:00:00.000Z",
+            "links": links(f"/org/{ORG}/image/worker:latest", org=f"/org/{ORG}"),
+            "repository": "worker",
+            "tag": "latest",
+        },
+    ],
+)
+
+
 UNKNOWN_KIND = {"name": "zed", "kind": "gadget", "id": "x", "1": "first", "b": {"z": 1, "a": 2}, "version": 1.0}
 BARE_ARRAY = [{"name": "one", "kind": "domain"}, {"name": "two", "kind": "domain"}]
 NO_NAME_LIST = listing("domain", [{"kind": "domain", "description": "has no name"}])

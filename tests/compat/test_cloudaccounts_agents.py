@@ -1,4 +1,4 @@
-"""The official CLI's cloudaccount and agent commands, unchanged, against a real Plinth server (SQLite
+"""The official CLI's cloudaccount, agent and image commands, unchanged, against a real Plinth server (SQLite
 here; ``test_postgres.py`` re-runs them on PostgreSQL), checked through Plinth's HTTP API."""
 
 from __future__ import annotations
@@ -52,3 +52,12 @@ def test_agent_create_prints_the_bootstrap_config_once(either: Cpln, api: httpx.
     assert "lastActive" not in info and info["protocolVersion"] == "v2"
     ok(either("agent", "delete", unique))
     assert api.get(f"/org/{ORG}/agent/{unique}").status_code == 404
+
+
+def test_image_get_lists_an_empty_registry(either: Cpln, api: httpx.Client) -> None:
+    listed = as_json(either("image", "get", "-o", "json"))
+    assert listed["kind"] == "list" and listed["items"] == []
+    missing = either("image", "get", "web:1.0")
+    assert missing.code == 1 and "not_found" in missing.stderr
+    refused = api.post(f"/org/{ORG}/image", json={"name": "web:1.0"})
+    assert refused.status_code == 403

@@ -15,6 +15,7 @@ from plinth.kinds.domain import DOMAIN
 from plinth.kinds.group import GROUP
 from plinth.kinds.gvc import GVC
 from plinth.kinds.identity import IDENTITY
+from plinth.kinds.image import IMAGE
 from plinth.kinds.ipset import IPSET
 from plinth.kinds.location import LOCATION
 from plinth.kinds.org import ORG
@@ -42,5 +43,6 @@ KINDS: tuple[KindSpec, ...] = (
     AUDITCTX,
     CLOUDACCOUNT,
     AGENT,
+    IMAGE,
 )
 REGISTRY: dict[str, KindSpec] = {kind.name: kind for kind in KINDS}

@@ -229,6 +229,11 @@ def provider_info(item: dict[str, Any], ctx: RenderContext) -> Any:
     return {"gcp": data.get("projectId"), "aws": data.get("roleArn")}.get(str(item.get("provider")), "")
 
 
+def image_digest(item: dict[str, Any], ctx: RenderContext) -> str:
+    value = item.get("digest")
+    return truncate(js_string(value), 16) if value else ""
+
+
 NAME = Column("NAME", field("name"))
 DESCRIPTION = Column("DESCRIPTION", description)
 TAGS = Column("TAGS", tags)
@@ -309,6 +314,8 @@ MODELS: dict[str, list[Column]] = {
     "ipset": [NAME, DESCRIPTION, Column("LINK", ipset_link), Column("LOCATIONS", ipset_locations), TAGS],
     "auditctx": [NAME, DESCRIPTION, ORIGIN, TAGS],
     "agent": [NAME, DESCRIPTION, CREATED, TAGS],
+    # PULL is the name: the CLI prefixes the registry only in the typed ``cpln image get``.
+    "image": [NAME, Column("PULL", field("name")), Column("DIGEST", image_digest), CREATED, TAGS],
     "cloudaccount": [
         NAME,
         DESCRIPTION,
