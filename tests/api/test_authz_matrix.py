@@ -78,6 +78,8 @@ PERMISSIONS = {
     "ipset": BASIC,
     # Audit contexts are never deleted: no delete permission, and no delete row.
     "auditctx": (BASIC - {"delete"}) | {"readAudit", "writeAudit"},
+    "cloudaccount": BASIC | {"browse"},  # kinds.md §5.2: edit also browse
+    "agent": BASIC | {"use"},  # kinds.md §6
 }
 #: The permission a delete needs, where it is not ``delete``.
 DELETE_NEEDS = {"location": "manage"}
@@ -92,7 +94,7 @@ def implied(kind: str, held: str) -> frozenset[str]:
     if held == "manage":
         return perms
     if held == "edit":
-        return frozenset({"edit", "view", "reveal"} & perms)
+        return frozenset({"edit", "view", "reveal", "browse"} & perms)
     if held == "reveal":
         return frozenset({"reveal", "view"})
     return frozenset({held})
@@ -156,6 +158,8 @@ class KindUnderTest:
             body["provider"] = "byok"  # as ``cpln location create`` sends it
         if self.kind == "secret":
             body |= {"type": "userpass", "data": {"username": "authz", "password": REVEALED}}
+        if self.kind == "cloudaccount":
+            body |= {"provider": "aws", "data": {"roleArn": "arn:aws:iam::123456789012:role/authz"}}
         return body
 
 
@@ -176,7 +180,19 @@ def _gvc_scoped(kind: str) -> KindUnderTest:
 KINDS = {
     **{
         k: _org_scoped(k)
-        for k in ("gvc", "domain", "serviceaccount", "group", "policy", "location", "ipset", "auditctx", "secret")
+        for k in (
+            "gvc",
+            "domain",
+            "serviceaccount",
+            "group",
+            "policy",
+            "location",
+            "ipset",
+            "auditctx",
+            "secret",
+            "cloudaccount",
+            "agent",
+        )
     },
     **{k: _gvc_scoped(k) for k in ("volumeset", "workload", "identity")},
 }
@@ -529,6 +545,8 @@ ROWS = [
         "identity",
         "ipset",
         "secret",
+        "cloudaccount",
+        "agent",
     )
     for v in ITEM_VERBS
 ]

@@ -62,6 +62,9 @@ DOCS = {
     "identity-list": (f"{A}/gvc/prod/identity", d.IDENTITIES),
     "ipset-list": (f"{A}/ipset", d.IPSETS),
     "auditctx-list": (f"{A}/auditctx", d.AUDITCTXS),
+    "cloudaccount-list": (f"{A}/cloudaccount", d.CLOUDACCOUNTS),
+    "agent-list": (f"{A}/agent", d.AGENTS),
+    "image-list": (f"{A}/image", d.IMAGES),
     "unknown-kind": (f"{A}/gadget/zed", d.UNKNOWN_KIND),
     "bare-array": (f"{A}/-array", d.BARE_ARRAY),
 }

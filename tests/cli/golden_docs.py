@@ -831,6 +831,130 @@ AUDITCTXS = listing(
 )
 
 
+CLOUDACCOUNTS = listing(
+    "cloudaccount",
+    [
+        {
+            "id": "ca-1",
+            "name": "aws-prod",
+            "kind": "cloudaccount",
+            "version": 1,
+            "description": "Production AWS account of the payments team, the one the auditors ask about",
+            "tags": {"team": "payments"},
+            "created": "2025-03-01T09:00:00.000Z",
+            "lastModified": "2025-03-01T09:00:00.000Z",
+            "links": links(f"/org/{ORG}/cloudaccount/aws-prod", org=f"/org/{ORG}"),
+            "provider": "aws",
+            "data": {"roleArn": f"arn:aws:iam::123456789012:role/cpln-{ORG}"},
+            "status": {"usable": False, "lastChecked": "2025-03-01T09:00:00.000Z", "lastError": "no"},
+        },
+        {
+            "id": "ca-2",
+            "name": "gcp-data",
+            "kind": "cloudaccount",
+            "version": 2,
+            "description": "gcp-data",
+            "tags": {},
+            "created": "2025-03-02T09:00:00.000Z",
+            "lastModified": "2025-03-03T09:00:00.000Z",
+            "links": links(f"/org/{ORG}/cloudaccount/gcp-data", org=f"/org/{ORG}"),
+            "provider": "gcp",
+            "data": {"projectId": "data-project-7"},
+            "status": {"usable": False},
+        },
+        {
+            "id": "ca-3",
+            "name": "azure-main",
+            "kind": "cloudaccount",
+            "version": 1,
+            "description": "Azure",
+            "tags": {"env": "prod", "n": 1},
+            "created": "2025-03-04T09:00:00.000Z",
+            "lastModified": "2025-03-04T09:00:00.000Z",
+            "links": links(f"/org/{ORG}/cloudaccount/azure-main", org=f"/org/{ORG}"),
+            "provider": "azure",
+            "data": {"secretLink": f"/org/{ORG}/secret/azure-connector"},
+            "status": {},
+        },
+    ],
+)
+
+
+AGENTS = listing(
+    "agent",
+    [
+        {
+            "id": "ag-1",
+            "name": "dc1",
+            "kind": "agent",
+            "version": 1,
+            "description": "The agent in the first datacenter, next to the billing database cluster",
+            "tags": {"site": "dc1"},
+            "created": "2025-04-01T08:00:00.000Z",
+            "lastModified": "2025-04-01T08:00:00.000Z",
+            "links": links(f"/org/{ORG}/agent/dc1", org=f"/org/{ORG}"),
+            "status": {
+                "protocolVersion": "v2",
+                "bootstrapConfig": {
+                    "agentId": "ag-1",
+                    "agentLink": f"/org/{ORG}/agent/dc1",
+                    "hubEndpoint": "https://agent-hub.cpln.app",
+                    "protocolVersion": "v2",
+                },
+            },
+        },
+        {
+            "id": "ag-2",
+            "name": "lab",
+            "kind": "agent",
+            "version": 2,
+            "description": "lab",
+            "tags": {},
+            "created": "2025-04-02T08:00:00.000Z",
+            "lastModified": "2025-04-03T08:00:00.000Z",
+            "links": links(f"/org/{ORG}/agent/lab", org=f"/org/{ORG}"),
+            "status": {"protocolVersion": "v2"},
+        },
+    ],
+)
+
+
+#: Images as the platform lists pushed ones (Plinth never holds any: nothing pushes).
+IMAGES = listing(
+    "image",
+    [
+        {
+            "id": "img-1",
+            "name": "web:1.4.2",
+            "kind": "image",
+            "version": 1,
+            "description": "web:1.4.2",
+            "tags": {"build": "ci-812"},
+            "created": "2025-05-01T07:00:00.000Z",
+            "lastModified": "2025-05-01T07:00:00.000Z",
+            "links": links(f"/org/{ORG}/image/web:1.4.2", org=f"/org/{ORG}"),
+            "repository": "web",
+            "tag": "1.4.2",
+            "digest": "sha256:9b2a6d0c4e1f3a5b7c9d0e2f4a6b8c0d1e3f5a7b9c0d2e4f6a8b0c1d3e5f7a9b",
+            "manifest": {"schemaVersion": 2},
+        },
+        {
+            "id": "img-2",
+            "name": "worker:latest",
+            "kind": "image",
+            "version": 1,
+            "description": "worker:latest",
+            "tags": {},
+            "created": "2025-05-02T07:00:00.000Z",
+            "lastModified": "2025-05-02T07:00:00.000Z",
+            "links": links(f"/org/{ORG}/image/worker:latest", org=f"/org/{ORG}"),
+            "repository": "worker",
+            "tag": "latest",
+        },
+    ],
+)
+
+
 UNKNOWN_KIND = {"name": "zed", "kind": "gadget", "id": "x", "1": "first", "b": {"z": 1, "a": 2}, "version": 1.0}
 BARE_ARRAY = [{"name": "one", "kind": "domain"}, {"name": "two", "kind": "domain"}]
 NO_NAME_LIST = listing("domain", [{"kind": "domain", "description": "has no name"}])

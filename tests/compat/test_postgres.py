@@ -2,8 +2,8 @@
 
 The other modules run on SQLite; these cases re-run their functions here, with ``server``
 overridden: writes, keys, lists with paging, the apply/delete round trip, errors, identities,
-IP sets and audit contexts, a whole stack applied and deleted from one file, and editing
-and cloning secrets (sealed with the store's key), through flags.
+IP sets and audit contexts, cloud accounts, agents, a whole stack applied and deleted from one
+file, and editing and cloning secrets (sealed with the store's key), through flags.
 """
 
 from __future__ import annotations
@@ -11,6 +11,10 @@ from __future__ import annotations
 import pytest
 
 from tests.compat.conftest import Cpln
+from tests.compat.test_cloudaccounts_agents import (
+    test_agent_create_prints_the_bootstrap_config_once,
+    test_cloudaccount_create_aws_get_and_how,
+)
 from tests.compat.test_identities_ipsets_auditctx import (
     test_a_workload_uses_an_identity_that_exists,
     test_auditctx_create_get_update_and_no_delete,
@@ -44,10 +48,12 @@ pytestmark = pytest.mark.postgres
 __all__ = [
     "test_a_stack_applies_reapplies_unchanged_and_deletes",
     "test_a_workload_uses_an_identity_that_exists",
+    "test_agent_create_prints_the_bootstrap_config_once",
     "test_apply_a_stack_waits_until_ready_and_links_resolve",
     "test_apply_creates_then_updates_and_delete_from_file_waits_for_404",
     "test_auditctx_create_get_update_and_no_delete",
     "test_clone_copies_the_values",
+    "test_cloudaccount_create_aws_get_and_how",
     "test_create_from_json_yaml_and_stdin_follows_location",
     "test_cron_start_and_get",
     "test_edit_reveals_edits_and_patches_back",

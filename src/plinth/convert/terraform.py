@@ -5,8 +5,10 @@
 ``cpln_service_account``, ``cpln_group``, ``cpln_policy``, ``cpln_location`` (a BYOK location:
 ``cpln_custom_location``), ``cpln_ipset`` (``link`` and one ``location`` block per location),
 ``cpln_audit_context`` (name, description and tags: the provider only forgets one on destroy),
-``cpln_secret`` (without its values, kinds.md §2.7), and in modules of their own
-``cpln_workload`` (``terraform_workload``, kinds.md §1.20) and
+``cpln_secret`` (without its values, kinds.md §2.7), ``cpln_cloud_account`` (one block named
+after the provider: ``aws {role_arn}``, ``gcp {project_id}``, ``azure``/``ngs {secret_link}``),
+``cpln_agent`` (name, description and tags),
+and in modules of their own ``cpln_workload`` (``terraform_workload``, kinds.md §1.20) and
 ``cpln_identity`` (``terraform_identity``, kinds.md §3.3). The provider names members,
 principals and targets relative to the org (``group/devs``, ``user/ada@example.com``; target
 links by name, with ``gvc`` beside them for GVC-scoped kinds), so links are written that way.
@@ -190,6 +192,18 @@ def secret(item: dict[str, Any]) -> Body:
     return body
 
 
+#: A cloud account's ``data`` field -> the provider's attribute in its block (kinds.md §5).
+CLOUD_ACCOUNT_FIELDS = {"roleArn": "role_arn", "projectId": "project_id", "secretLink": "secret_link"}
+
+
+def cloud_account(item: dict[str, Any]) -> Body:
+    """The common fields and one block named after the provider with its settings."""
+    raw = item.get("data")
+    data: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    settings: Body = [Attribute(tf, data[key]) for key, tf in CLOUD_ACCOUNT_FIELDS.items() if key in data]
+    return [*common(item), Block(str(item.get("provider") or "aws"), settings)]
+
+
 RESOURCES: dict[str, tuple[str, Callable[[dict[str, Any]], Body]]] = {
     "org": ("cpln_org", org),
     "gvc": ("cpln_gvc", gvc),
@@ -204,6 +218,8 @@ RESOURCES: dict[str, tuple[str, Callable[[dict[str, Any]], Body]]] = {
     "ipset": ("cpln_ipset", ipset),
     "auditctx": ("cpln_audit_context", common),
     "secret": ("cpln_secret", secret),
+    "cloudaccount": ("cpln_cloud_account", cloud_account),
+    "agent": ("cpln_agent", common),
 }
 
 

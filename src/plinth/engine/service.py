@@ -373,6 +373,9 @@ class Engine:
             committed = await self._commit(t, built.ops, built.result, pinned=w.expected is not None)
             if committed is not None:  # else it lost a race: read again and retry
                 await self._settle(t, built.item, built.links, built.now)
+                if committed.status == 201 and t.kind.shown_once is not None:
+                    shown = t.kind.shown_once(orjson.loads(committed.doc))
+                    committed = replace(committed, doc=orjson.dumps(shown))
                 return committed
         raise Conflict("The item is changing too fast to apply this write; retry", {"name": t.name})
 

@@ -7,12 +7,15 @@ its conformance ``example``, one entry in ``KINDS``, and its permissions in ``pe
 
 from __future__ import annotations
 
+from plinth.kinds.agent import AGENT
 from plinth.kinds.auditctx import AUDITCTX
 from plinth.kinds.base import KindSpec
+from plinth.kinds.cloudaccount import CLOUDACCOUNT
 from plinth.kinds.domain import DOMAIN
 from plinth.kinds.group import GROUP
 from plinth.kinds.gvc import GVC
 from plinth.kinds.identity import IDENTITY
+from plinth.kinds.image import IMAGE
 from plinth.kinds.ipset import IPSET
 from plinth.kinds.location import LOCATION
 from plinth.kinds.org import ORG
@@ -38,5 +41,8 @@ KINDS: tuple[KindSpec, ...] = (
     LOCATION,
     IPSET,
     AUDITCTX,
+    CLOUDACCOUNT,
+    AGENT,
+    IMAGE,
 )
 REGISTRY: dict[str, KindSpec] = {kind.name: kind for kind in KINDS}

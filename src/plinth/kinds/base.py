@@ -302,6 +302,15 @@ class KindSpec:
     #: only to compare and merge writes and for the kind's reveal action (``engine/sealed.py``).
     #: Hooks see them in the clear. Each must be a field of ``top_level_model``.
     sealed: tuple[str, ...] = ()
+    #: For a kind clients cannot create (``create`` not among ``verbs``) whose POST the platform
+    #: refuses with 403 rather than 405: the message (an image: "You can create an image only by
+    #: pushing"). ``None``: a POST is the usual 405.
+    create_refusal: str | None = None
+    #: What the write that creates an item answers beyond the stored item (an agent's
+    #: registration token): applied to the answer of a create (POST, or a PUT answering 201),
+    #: never stored, never in events or later reads; ``None`` for most kinds. Not pure: it may
+    #: mint a secret.
+    shown_once: Callable[[Item], Item] | None = None
     #: Endpoints beyond the verbs that only this kind serves (see :class:`KindAction`).
     actions: tuple[KindAction, ...] = ()
     #: The kind's case for the shared conformance suite (see :class:`KindExample`).

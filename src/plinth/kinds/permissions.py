@@ -18,6 +18,8 @@ set ``create, delete, edit, manage, view``. Where the sources differ from that d
 - ``auditctx`` has no ``delete``;
 - ``location`` has no ``delete`` and adds ``use`` (kinds.md §4.3, §11); deleting a BYOK
   location needs ``manage`` (``KindSpec.delete_permission``; kinds.md gap 15).
+- ``cloudaccount`` adds ``browse`` (implies ``view``; ``edit`` implies it), and ``agent`` adds
+  ``use`` (implies ``view``) (kinds.md §5.2, §6, §11);
 - ``secret`` adds ``reveal`` (read the values; implied by ``edit``) and ``use``, each implying
   ``view`` (kinds.md §2.6).
 
@@ -79,13 +81,19 @@ _EXEC = "Execute commands"
 #: Kind name -> its permissions. Every targetable kind of api.md §3, served or not.
 PERMISSIONS: Mapping[str, KindPermissions] = MappingProxyType(
     {
-        "agent": _entry(),
+        "agent": _entry(
+            extra={"use": "Reference the agent from identities"},
+            implied={"use": ("view",)},
+        ),
         "auditctx": _entry(
             extra={"readAudit": "Read audit events", "writeAudit": "Write audit events"},
             implied={"readAudit": ("view",), "writeAudit": ("view",)},
             without=("delete",),
         ),
-        "cloudaccount": _entry(),
+        "cloudaccount": _entry(
+            extra={"browse": "Browse the cloud account's resources"},
+            implied={"browse": ("view",), "edit": ("browse", "view")},
+        ),
         "domain": _entry(),
         "group": _entry(),
         "gvc": _entry(extra={"configureLoadBalancer": "Configure the GVC's load balancer"}),

@@ -221,7 +221,24 @@ def _action_answers() -> dict[str, Schema]:
             "description": "Each email as sent -> why it was not invited (400 invalid, 409 exists, ...).",
         },
     }
+    instructions = {
+        "message": {"type": "string", "description": "What to do, in words."},
+        "data": _obj(
+            {"cli": {"type": "array", "items": {"type": "string"}, "description": "The commands, in order."}},
+            ["cli"],
+        ),
+    }
+    agent_info = {
+        "protocolVersion": {"enum": ["v1", "v2"]},
+        "instanceId": {"type": "string"},
+        "lastActive": {**DATE_TIME, "description": "Absent until the agent connects (never, on Plinth)."},
+        "env": {"type": "object", "additionalProperties": {"type": "string"}},
+        "peerCount": {"type": "integer"},
+        "serviceCount": {"type": "integer"},
+    }
     return {
+        "AgentInfo": _obj(agent_info, ["protocolVersion", "env", "peerCount", "serviceCount"]),
+        "Instructions": _obj(instructions, instructions, description="How to let the org into a cloud account."),
         "AccessReport": _obj(report, report, description="Who holds which permission on the item, and why."),
         "NewServiceAccountKey": _obj(key, key),
         "Invitations": _obj(invitations, invitations),

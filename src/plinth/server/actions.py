@@ -19,11 +19,12 @@ from dataclasses import dataclass
 
 import orjson
 
-from plinth.engine import identity, sealed, users, workloads
+from plinth.engine import cloudaccounts, identity, sealed, users, workloads
 from plinth.engine.access import Access
 from plinth.engine.paging import page_size
 from plinth.engine.requestinfo import RequestInfo
 from plinth.errors import MethodNotAllowed
+from plinth.kinds.agent import agent_info
 from plinth.kinds.base import KindAction, KindSpec
 from plinth.server.http import Request
 from plinth.server.reply import Reply, Services
@@ -125,6 +126,16 @@ async def _reveal(svc: Services, call: ActionCall) -> Reply:
     return Reply(200, await sealed.reveal(svc.engine, call.info, call.access))
 
 
+async def _agent_info(svc: Services, call: ActionCall) -> Reply:
+    item = RequestInfo(kind=call.info.kind, org=call.info.org, name=call.info.name)
+    await svc.engine.get(item, call.access)  # 404 when there is none, 403 without view
+    return Reply(200, orjson.dumps(agent_info()))
+
+
+async def _instructions(svc: Services, call: ActionCall) -> Reply:
+    return Reply(200, orjson.dumps(cloudaccounts.instructions(call.info.org or "", call.params["provider"])))
+
+
 #: ``operation_id`` -> the handler that serves it.
 HANDLERS: dict[str, Handler] = {
     "addServiceaccountKey": _add_key,
@@ -136,4 +147,6 @@ HANDLERS: dict[str, Handler] = {
     "listWorkloadCommands": _commands,
     "getWorkloadCommand": _command,
     "revealSecret": _reveal,
+    "getCloudaccountInstructions": _instructions,
+    "getAgentInfo": _agent_info,
 }

@@ -14,7 +14,7 @@ from plinth.engine.access import Access, OwnOrgOnly
 from plinth.engine.paging import page_size
 from plinth.engine.requestinfo import RequestInfo
 from plinth.engine.service import WriteResult
-from plinth.errors import MethodNotAllowed, NotFound, Unauthorized
+from plinth.errors import Forbidden, MethodNotAllowed, NotFound, Unauthorized
 from plinth.kinds.base import KindSpec
 from plinth.server import actions
 from plinth.server.guards import GUARDS, KindGuard
@@ -81,6 +81,8 @@ def _check_method(svc: Services, req: Request, info: RequestInfo) -> None:
         return  # the engine answers 404 for an unknown kind
     if _methods(kind, info).get(req.method) in kind.verbs:
         return
+    if kind.create_refusal is not None and req.method == "POST" and not info.is_item:
+        raise Forbidden(kind.create_refusal, {"kind": kind.name})
     allowed = allowed_methods(kind, info)
     where = "an item" if info.is_item else "a collection"
     detail = {"allow": ", ".join(allowed)} if allowed else None

@@ -221,6 +221,19 @@ def ipset_locations(item: dict[str, Any], ctx: RenderContext) -> str:
     return "\n".join(lines)
 
 
+def provider_info(item: dict[str, Any], ctx: RenderContext) -> Any:
+    """A cloud account's project id (gcp) or role ARN (aws); nothing for the others."""
+    data = item.get("data")
+    if not isinstance(data, dict):
+        return ""
+    return {"gcp": data.get("projectId"), "aws": data.get("roleArn")}.get(str(item.get("provider")), "")
+
+
+def image_digest(item: dict[str, Any], ctx: RenderContext) -> str:
+    value = item.get("digest")
+    return truncate(js_string(value), 16) if value else ""
+
+
 NAME = Column("NAME", field("name"))
 DESCRIPTION = Column("DESCRIPTION", description)
 TAGS = Column("TAGS", tags)
@@ -300,6 +313,17 @@ MODELS: dict[str, list[Column]] = {
     ],
     "ipset": [NAME, DESCRIPTION, Column("LINK", ipset_link), Column("LOCATIONS", ipset_locations), TAGS],
     "auditctx": [NAME, DESCRIPTION, ORIGIN, TAGS],
+    "agent": [NAME, DESCRIPTION, CREATED, TAGS],
+    # PULL is the name: the CLI prefixes the registry only in the typed ``cpln image get``.
+    "image": [NAME, Column("PULL", field("name")), Column("DIGEST", image_digest), CREATED, TAGS],
+    "cloudaccount": [
+        NAME,
+        DESCRIPTION,
+        Column("PROVIDER", field("provider")),
+        Column("INFO", provider_info),
+        CREATED,
+        TAGS,
+    ],
     # One row per location (kinds.md §1.14); STATUS lists every key of ``status``.
     "deployment": [
         Column("NAME/LOCATION", field("name")),

@@ -1,0 +1,98 @@
+"""The ``agent`` kind (kinds.md §6): a network agent that links workloads to private networks.
+
+An agent has no ``spec``: only its description and tags are the client's. Its ``status`` is the
+server's: ``{protocolVersion: "v2", bootstrapConfig: {agentId, agentLink, hubEndpoint,
+protocolVersion: "v2"}}`` (new agents are v2).
+
+Decisions where the sources are silent or Plinth cannot do what the platform does:
+
+- **The registration token is shown once, and never stored.** The write that creates an agent
+  (POST, or a PUT that creates it: ``cpln apply``) answers 201 with
+  ``status.bootstrapConfig.registrationToken``, a fresh random token (``shown_once``); ``cpln
+  agent create`` prints that bootstrap config. Plinth keeps neither the token nor a hash of it:
+  no agent ever registers here (there is no hub), so there is nothing to check it against, and a
+  token that is not kept cannot leak. Every later read (GET, list, ``-query``, ``-eventlog``,
+  ``-o tf``/``-o crd``) and every event shows ``bootstrapConfig`` without it. A dry run creates
+  nothing, so it answers no token either.
+- ``hubEndpoint`` is ``https://agent-hub.{base domain}``: the platform's value is unknown, and
+  nothing answers there (documented, like the workloads' endpoints).
+- ``GET .../agent/{name}/-info`` (needs ``view``) answers AgentInfo for an agent that never
+  connected: ``{protocolVersion: "v2", env: {}, peerCount: 0, serviceCount: 0}``, without
+  ``lastActive`` or ``instanceId`` (the CLI shows such an agent inactive).
+- Deleting an agent an identity names is not refused: identities check their ``agentLink`` for
+  shape only.
+- Permissions: the default set plus ``use`` (implies ``view``).
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindAction, KindContext, KindExample, KindSpec
+from plinth.kinds.permissions import permission_fields
+
+PROTOCOL_VERSION = "v2"
+
+INFO = KindAction(
+    operation_id="getAgentInfo",
+    method="GET",
+    path="-info",
+    summary="What the agent last reported: an agent that never connected has no lastActive",
+    on_item=True,
+    response="AgentInfo",
+)
+
+
+def hub_endpoint(base_domain: str) -> str:
+    return f"https://agent-hub.{base_domain}"
+
+
+def agent_status(item: Item, ctx: KindContext) -> dict[str, Any]:
+    """The bootstrap config without its token, which only the creating write answers."""
+    config = {
+        "agentId": item.get("id") or ctx.id,
+        "agentLink": f"/org/{ctx.org}/agent/{item['name']}",
+        "hubEndpoint": hub_endpoint(ctx.base_domain),
+        "protocolVersion": PROTOCOL_VERSION,
+    }
+    return {"protocolVersion": PROTOCOL_VERSION, "bootstrapConfig": config}
+
+
+def new_registration_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def with_registration_token(item: Item) -> Item:
+    """The created agent as its creating write answers it: with a fresh registration token."""
+    status = dict(item.get("status") or {})
+    status["bootstrapConfig"] = {**(status.get("bootstrapConfig") or {}), "registrationToken": new_registration_token()}
+    return {**item, "status": status}
+
+
+def agent_info() -> dict[str, Any]:
+    """AgentInfo of an agent that never connected (no agent connects to Plinth)."""
+    return {"protocolVersion": PROTOCOL_VERSION, "env": {}, "peerCount": 0, "serviceCount": 0}
+
+
+AGENT = KindSpec(
+    name="agent",
+    terraform_resource="cpln_agent",
+    text_columns=("NAME", "DESCRIPTION", "CREATED", "TAGS"),
+    scope="org",
+    title="Agent",
+    compute_status=agent_status,
+    shown_once=with_registration_token,
+    **permission_fields("agent"),
+    query_properties=COMMON_QUERY_PROPERTIES,
+    actions=(INFO,),
+    example=KindExample(
+        valid={"name": "agent{n}", "description": "Datacenter 1", "tags": {"site": "dc1"}},
+        invalid=(
+            ({"name": "Agent{n}"}, "name"),
+            ({"name": "agent{n}", "spec": {"region": "x"}}, "spec"),
+            ({"name": "agent{n}", "tags": {"cpln/builtin": "true"}}, "tags.cpln/builtin"),
+        ),
+        update={"description": "Datacenter 1 (main)"},
+    ),
+)
