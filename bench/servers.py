@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import os
+import secrets
 import subprocess
 import sys
 import time
@@ -73,6 +75,18 @@ def _wait_for_workers(running: Running, workers: int) -> None:
     raise TimeoutError(f"{workers} worker(s) did not come up within {START_TIMEOUT_S:.0f} s")
 
 
+def secrets_key_file(store: Store) -> Path:
+    """The secrets key every server of a PostgreSQL store shares (a PostgreSQL server refuses to
+    start without one; a SQLite one makes its own in the data dir). Made once, mode 0600."""
+    path = store.data_dir / "bench-secrets.key"
+    if not path.exists():
+        store.data_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(base64.b64encode(secrets.token_bytes(32)).decode() + "\n")
+    return path
+
+
 def start_plinth(
     procs: Processes, store: Store, workers: int, org: str, access_log: bool, logs: Path, name: str
 ) -> Running:
@@ -84,7 +98,7 @@ def start_plinth(
     # The limiter stays on (its cost is part of every request) but never throttles the load.
     argv += ["--rate-limit", "1000000", "--rate-burst", "1000000"]
     if store.database_url:
-        argv += ["--database-url", store.database_url]
+        argv += ["--database-url", store.database_url, "--secrets-key-file", str(secrets_key_file(store))]
     running = _start(procs, argv, port, workers, logs, name, child_env())
     running.database = store.database_name
     return running
