@@ -9,18 +9,18 @@ the access generation moves). Run with ``python -m bench.authz [--backend postgr
 
 from __future__ import annotations
 
-import argparse
 import sys
 import tempfile
 from pathlib import Path
 
 import httpx
 
-from bench.loadgen import Load, RequestPlan, WrkResult, ensure_wrk, run_wrk
+from bench.loadgen import Load, RequestPlan, WrkResult, ensure_wrk
 from bench.procs import Processes
 from bench.report import format_table
 from bench.servers import admin_key, start_plinth
-from bench.stores import DEFAULT_PG_ADMIN_URL, scratch_store, unavailable_reason
+from bench.single import main_over_backends, measure, ok
+from bench.stores import scratch_store, unavailable_reason
 
 ORG = "acme"
 POLICIES = 1000
@@ -29,26 +29,20 @@ TARGET = 1.2
 DOMAIN = "bench.example.com"
 
 
-def _ok(r: httpx.Response) -> dict:  # type: ignore[type-arg]
-    if r.status_code >= 300:
-        raise RuntimeError(f"{r.request.method} {r.request.url} -> {r.status_code}: {r.text[:300]}")
-    return r.json() if r.content else {}
-
-
 def _seed_reader(api: httpx.Client) -> str:
-    _ok(api.post(f"/org/{ORG}/gvc", json={"name": "main"}))
+    ok(api.post(f"/org/{ORG}/gvc", json={"name": "main"}))
     route = {"prefix": "/", "workloadLink": "//gvc/main/workload/web"}
     body = {"name": DOMAIN, "tags": {"bench": "authz"}, "spec": {"ports": [{"routes": [route]}]}}
-    _ok(api.post(f"/org/{ORG}/domain", json=body))
-    _ok(api.post(f"/org/{ORG}/serviceaccount", json={"name": "reader"}))
-    return str(_ok(api.post(f"/org/{ORG}/serviceaccount/reader/-addKey", json={"description": "bench"}))["key"])
+    ok(api.post(f"/org/{ORG}/domain", json=body))
+    ok(api.post(f"/org/{ORG}/serviceaccount", json={"name": "reader"}))
+    return str(ok(api.post(f"/org/{ORG}/serviceaccount/reader/-addKey", json={"description": "bench"}))["key"])
 
 
 def _many_policies(api: httpx.Client) -> None:
     """100 groups (the reader in one of them) and 1,000 policies; one grants view by query."""
     for g in range(GROUPS):
         members = ["//serviceaccount/reader"] if g == GROUPS // 2 else []
-        _ok(api.post(f"/org/{ORG}/group", json={"name": f"team-{g:03d}", "memberLinks": members}))
+        ok(api.post(f"/org/{ORG}/group", json={"name": f"team-{g:03d}", "memberLinks": members}))
     kinds = ("domain", "gvc", "volumeset", "serviceaccount", "group", "policy")
     for p in range(POLICIES - 1):
         kind = kinds[p % len(kinds)]
@@ -58,24 +52,18 @@ def _many_policies(api: httpx.Client) -> None:
             "targetQuery": {"spec": {"terms": [{"tag": "owner", "value": f"team-{p % GROUPS:03d}"}]}},
             "bindings": [{"permissions": ["view"], "principalLinks": [f"//group/team-{(p + 1) % GROUPS:03d}"]}],
         }
-        _ok(api.post(f"/org/{ORG}/policy", json=body))
+        ok(api.post(f"/org/{ORG}/policy", json=body))
     grant = {
         "name": "p-reader",
         "targetKind": "domain",
         "targetQuery": {"spec": {"terms": [{"tag": "bench", "value": "authz"}]}},
         "bindings": [{"permissions": ["view"], "principalLinks": [f"//group/team-{GROUPS // 2:03d}"]}],
     }
-    _ok(api.post(f"/org/{ORG}/policy", json=grant))
+    ok(api.post(f"/org/{ORG}/policy", json=grant))
 
 
 def _measure(wrk: str, url: str, key: str, load: Load, workdir: Path) -> WrkResult:
-    plan = RequestPlan("GET", f"/org/{ORG}/domain/{DOMAIN}")
-    headers = {"Authorization": f"Bearer {key}"}
-    run_wrk(wrk, url, plan, headers, Load(load.threads, load.connections, 1, load.timeout_s), workdir)  # warm-up
-    result = run_wrk(wrk, url, plan, headers, load, workdir)
-    if result.errors:
-        raise RuntimeError(f"{result.errors} failed requests while measuring")
-    return result
+    return measure(wrk, url, key, RequestPlan("GET", f"/org/{ORG}/domain/{DOMAIN}"), load, workdir)
 
 
 def run(backend: str, duration_s: int, pg_url: str) -> int:
@@ -91,9 +79,9 @@ def run(backend: str, duration_s: int, pg_url: str) -> int:
             server = start_plinth(procs, store, 1, ORG, True, workdir, "plinth-authz")
             with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {admin_key(store)}"}) as api:
                 key = _seed_reader(api)
-                _ok(api.patch(f"/org/{ORG}/group/viewers", json={"$append/memberLinks": ["//serviceaccount/reader"]}))
+                ok(api.patch(f"/org/{ORG}/group/viewers", json={"$append/memberLinks": ["//serviceaccount/reader"]}))
                 builtin = _measure(wrk, server.url, key, load, workdir)
-                _ok(api.patch(f"/org/{ORG}/group/viewers", json={"$drop/memberLinks": ["//serviceaccount/reader"]}))
+                ok(api.patch(f"/org/{ORG}/group/viewers", json={"$drop/memberLinks": ["//serviceaccount/reader"]}))
                 _many_policies(api)
                 many = _measure(wrk, server.url, key, load, workdir)
     ratio_rps = builtin.rps / many.rps if many.rps else float("inf")
@@ -120,14 +108,7 @@ def run(backend: str, duration_s: int, pg_url: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.authz", description=__doc__)
-    parser.add_argument("--backend", choices=("sqlite", "postgresql"), action="append")
-    parser.add_argument("--duration", type=int, default=5, help="seconds per figure (default 5)")
-    parser.add_argument("--pg-url", default=DEFAULT_PG_ADMIN_URL)
-    args = parser.parse_args(argv)
-    for backend in args.backend or ["sqlite", "postgresql"]:
-        run(backend, args.duration, args.pg_url)
-    return 0
+    return main_over_backends("python -m bench.authz", __doc__, run, ("sqlite", "postgresql"), argv)
 
 
 if __name__ == "__main__":

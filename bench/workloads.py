@@ -14,7 +14,6 @@ Run with ``python -m bench.workloads [--backend postgresql] [--duration 5]``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import tempfile
@@ -24,11 +23,12 @@ import httpx
 
 from bench import client
 from bench.ceiling import write_response
-from bench.loadgen import Load, RequestPlan, WrkResult, ensure_wrk, run_wrk
+from bench.loadgen import Load, RequestPlan, WrkResult, ensure_wrk
 from bench.procs import Processes
 from bench.report import format_table
 from bench.servers import admin_key, start_ceiling, start_plinth
-from bench.stores import DEFAULT_PG_ADMIN_URL, scratch_store, unavailable_reason
+from bench.single import main_over_backends, measure, ok
+from bench.stores import scratch_store, unavailable_reason
 from bench.verdict import Target, ratio
 from bench.workload_spec import realistic_spec
 
@@ -39,29 +39,13 @@ POST_TARGET = Target(">=", 0.5)
 LOCATIONS = ["//location/aws-us-east-1", "//location/gcp-us-east1"]
 
 
-def _ok(r: httpx.Response) -> None:
-    if r.status_code >= 300:
-        raise RuntimeError(f"{r.request.method} {r.request.url} -> {r.status_code}: {r.text[:300]}")
-
-
 def _seed(api: httpx.Client) -> str:
     """The GVC, a shared volume set and the workload the GETs read; its path."""
-    _ok(api.post(f"/org/{ORG}/gvc", json={"name": GVC, "spec": {"staticPlacement": {"locationLinks": LOCATIONS}}}))
+    ok(api.post(f"/org/{ORG}/gvc", json={"name": GVC, "spec": {"staticPlacement": {"locationLinks": LOCATIONS}}}))
     files = {"name": "files", "spec": {"initialCapacity": 10, "fileSystemType": "shared"}}
-    _ok(api.post(f"/org/{ORG}/gvc/{GVC}/volumeset", json=files))
-    _ok(api.post(f"/org/{ORG}/gvc/{GVC}/workload", json={"name": "web", "spec": realistic_spec("files")}))
+    ok(api.post(f"/org/{ORG}/gvc/{GVC}/volumeset", json=files))
+    ok(api.post(f"/org/{ORG}/gvc/{GVC}/workload", json={"name": "web", "spec": realistic_spec("files")}))
     return f"/org/{ORG}/gvc/{GVC}/workload/web"
-
-
-def _measure(wrk: str, url: str, key: str | None, plan: RequestPlan, load: Load, workdir: Path) -> WrkResult:
-    headers = {"Content-Type": "application/json"} if plan.body_prefix is not None else {}
-    if key is not None:
-        headers["Authorization"] = f"Bearer {key}"
-    run_wrk(wrk, url, plan, headers, Load(load.threads, load.connections, 1, load.timeout_s), workdir)  # warm-up
-    result = run_wrk(wrk, url, plan, headers, load, workdir)
-    if result.errors:
-        raise RuntimeError(f"{result.errors} failed requests while measuring {plan.method} {plan.path}")
-    return result
 
 
 def _row(label: str, result: WrkResult, share: float | None, target: Target | None) -> list[str]:
@@ -99,12 +83,12 @@ def run(backend: str, duration_s: int, pg_url: str) -> int:
             write_response(response_file, recorded.status, recorded.headers, recorded.body)
             ceiling_server = start_ceiling(procs, response_file, 1, workdir, "ceiling-workload")
             try:
-                ceiling = _measure(wrk, ceiling_server.url, None, RequestPlan("GET", path), load, workdir)
+                ceiling = measure(wrk, ceiling_server.url, None, RequestPlan("GET", path), load, workdir)
             finally:
                 procs.stop(ceiling_server.proc)
-            get = _measure(wrk, server.url, key, RequestPlan("GET", path), load, workdir)
-            post_vs = _measure(wrk, server.url, key, posts["volumeset"], load, workdir)
-            post_wl = _measure(wrk, server.url, key, posts["workload"], load, workdir)
+            get = measure(wrk, server.url, key, RequestPlan("GET", path), load, workdir)
+            post_vs = measure(wrk, server.url, key, posts["volumeset"], load, workdir)
+            post_wl = measure(wrk, server.url, key, posts["workload"], load, workdir)
     rows = [
         _row("ceiling (bare ASGI, same bytes)", ceiling, None, None),
         _row("GET workload", get, ratio(get.rps, ceiling.rps), GET_TARGET),
@@ -118,14 +102,7 @@ def run(backend: str, duration_s: int, pg_url: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.workloads", description=__doc__)
-    parser.add_argument("--backend", choices=("sqlite", "postgresql"), action="append")
-    parser.add_argument("--duration", type=int, default=5, help="seconds per figure (default 5)")
-    parser.add_argument("--pg-url", default=DEFAULT_PG_ADMIN_URL)
-    args = parser.parse_args(argv)
-    for backend in args.backend or ["sqlite"]:
-        run(backend, args.duration, args.pg_url)
-    return 0
+    return main_over_backends("python -m bench.workloads", __doc__, run, ("sqlite",), argv)
 
 
 if __name__ == "__main__":
