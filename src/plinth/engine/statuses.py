@@ -8,7 +8,11 @@ things beside the item itself feed it, each declared by the kind (``kinds/base.p
 - the items that link to it (``status_referrers``: a volume set lists the workloads that
   mount it), as ``ctx.referrers``; a write or delete of such an item refreshes the status of
   what it links to, and of what it linked to before (:func:`refresh_referenced`);
-- what the runtime reports (``runtime_status``), as ``ctx.reported``;
+- what the runtime reports (``runtime_status``), as ``ctx.reported``; the runtime is told why
+  the item cannot run yet (``runtime_blockers``, which may read ``ctx.grants``);
+- what the org's policies answer to the kind's ``grant_questions``, as ``ctx.grants``
+  (``grants.py``); a policy write refreshes the statuses that may have asked
+  (:meth:`StatusInputs.settle_grants`);
 - where the GVCs it reads are placed (``placement.py``), as ``ctx.placements``; a write of an
   item a GVC's query may select refreshes what depends on the GVCs holding one
   (``query_inputs``, :meth:`StatusInputs.settle_selectors`).
@@ -22,6 +26,7 @@ from typing import Any
 
 import orjson
 
+from plinth.engine.grants import POLICY_KIND, Grants
 from plinth.engine.placement import gvc_placement, holds_query
 from plinth.engine.references import check_references, refresh_dependants
 from plinth.kinds.base import Item, KindContext, KindSpec
@@ -44,11 +49,22 @@ class StatusInputs:
     kinds: Mapping[str, KindSpec]
     runtime: Runtime
     base_domain: str
+    grants: Grants
 
-    async def placement(self, org: str, item: Item, gvc: Item, href: str) -> Placement:
-        """What the runtime is told of the workload at ``href`` in ``gvc``."""
+    async def placement(self, kind: KindSpec, org: str, item: Item, gvc: Item, href: str) -> Placement:
+        """What the runtime is told of the stored item at ``href`` (a workload) in ``gvc``."""
         locations = await gvc_placement(self.storage, self.kinds, org, gvc)
-        return Placement(item, gvc, href, locations, self.base_domain)
+        _, resolved, _ = await check_references(self.storage, self.kinds, org, kind.references(item, org), {})
+        ctx = KindContext(org=org, now=str(item.get("lastModified", "")), gvc=gvc.get("name"), parent=gvc)
+        ctx = await self._with_grants(kind, replace(ctx, resolved=resolved), item)
+        blocked = tuple(kind.runtime_blockers(item, ctx))
+        return Placement(item, gvc, href, locations, self.base_domain, blocked)
+
+    async def _with_grants(self, kind: KindSpec, ctx: KindContext, item: Item) -> KindContext:
+        questions = kind.grant_questions(item, ctx.org)
+        if not questions:
+            return ctx
+        return replace(ctx, grants=await self.grants.answer(ctx.org, questions, ctx.resolved))
 
     async def placements(self, ctx: KindContext) -> dict[str, tuple[str, ...]]:
         """Where each GVC ``ctx`` holds (its ``parent``, GVCs among ``resolved``) is placed."""
@@ -81,10 +97,12 @@ class StatusInputs:
                 (found.add if links else found.discard)(other)
             referrers = tuple(sorted(found))
         placements = await self.placements(ctx)
+        ctx = await self._with_grants(kind, ctx, item)
         reported: dict[str, Any] | None = None
         if kind.runtime_status and ctx.parent is not None:
             locations = placements[f"/org/{ctx.org}/gvc/{ctx.parent.get('name')}"]
-            placement = Placement(item, ctx.parent, href, locations, self.base_domain)
+            blocked = tuple(kind.runtime_blockers(item, ctx))
+            placement = Placement(item, ctx.parent, href, locations, self.base_domain, blocked)
             summary = self.runtime.summary(placement)
             reported = {"ready": summary.ready, "replicas": summary.replicas, "message": summary.message}
         return replace(ctx, referrers=referrers, reported=reported, placements=placements, base_domain=self.base_domain)
@@ -147,6 +165,31 @@ class StatusInputs:
             # The write is committed; an unreachable store leaves the status to the next writer.
             if exc.code != "unavailable":
                 raise
+
+    async def settle_grants(self, changed: KindSpec, org: str, versions: tuple[Item | None, ...], now: str) -> None:
+        """After a committed write or delete of a policy (``versions``: before and after): the
+        statuses whose grant questions it may answer otherwise, made right (``grants.py``)."""
+        if changed.name != POLICY_KIND:
+            return
+        self.grants.expire()  # the commit moved the access generation: read the new policies
+        try:
+            targets = await self.grants.targets_changed_by(org, versions)
+        except StorageError as exc:
+            if exc.code != "unavailable":
+                raise
+            return
+        for kind_name, hrefs in targets.items():
+            kind = self.kinds.get(kind_name)
+            if kind is None:
+                continue
+            for href in hrefs:
+                link = parse_link(href, org)
+                if link is None:
+                    continue
+                key = Key(org, kind.name, (link.gvc or "") if kind.scope == "gvc" else "", link.name)
+                record = await self.storage.get(key, fresh=True)
+                if record is not None:  # the dependants of a missing item already say so
+                    await self.settle_dependants(kind, org, href, link.name, orjson.loads(record.doc), now)
 
     async def settle_selectors(self, changed: KindSpec, org: str, now: str) -> None:
         """After a committed write or delete of an item of ``changed``: the statuses that depend

@@ -50,6 +50,7 @@ from plinth.storage.base import (
     SetMeta,
     StorageError,
     StoredEvent,
+    Tally,
 )
 from plinth.storage.migrate import MIGRATIONS, migrate
 from plinth.storage.postgres_listener import PostgresListener
@@ -454,6 +455,12 @@ class PostgresStorage:
         elif isinstance(op, SetMeta):
             statement, params = st.set_meta(op)
             await conn.execute(q[statement], params)
+        elif isinstance(op, Tally):
+            cursor = await conn.execute(q["TALLY_POSTGRES"], (op.delta, *_key_params(op.key), op.delta, op.delta))
+            if cursor.rowcount != 1:
+                exists = await conn.execute(q["EXISTS_RESOURCE"], _key_params(op.key))
+                if await exists.fetchone() is not None:
+                    raise StorageError("limit", op.key)
 
     async def _missing_or_conflict(self, conn: psycopg.AsyncConnection, key: Key) -> StorageError:
         cursor = await conn.execute(self._sql["EXISTS_RESOURCE"], _key_params(key))

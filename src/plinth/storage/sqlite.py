@@ -31,6 +31,7 @@ from plinth.storage.base import (
     Row,
     SetMeta,
     StorageError,
+    Tally,
 )
 from plinth.storage.migrate import MIGRATIONS, migrate
 from plinth.storage.query import ListRequest, Scalar, scalar_text
@@ -304,6 +305,10 @@ def _apply(conn: sqlite3.Connection, op: Operation) -> None:
     elif isinstance(op, SetMeta):
         statement, params = st.set_meta(op)
         conn.execute(_SQL[statement], params)
+    elif isinstance(op, Tally):
+        cur = conn.execute(_SQL["TALLY_SQLITE"], (op.delta, *_key_params(op.key), op.delta, op.delta))
+        if cur.rowcount != 1 and conn.execute(_SQL["EXISTS_RESOURCE"], _key_params(op.key)).fetchone() is not None:
+            raise StorageError("limit", op.key)
 
 
 __all__ = ["SqliteStorage", "migrate"]
