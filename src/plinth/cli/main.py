@@ -4,7 +4,9 @@ This is the only module that prints errors or chooses exit codes (gh's ``ghcmd.M
 
 - 0: success;
 - 1: the request or the input failed (server errors, no connection, bad file, format errors);
-- 2: usage errors; the message is followed by the command's help.
+- 2: usage errors; the message is followed by the command's help;
+- 3, 4, 5: ``plinth serve`` could not start: a worker failed, the address is in use, the store
+  is newer than this Plinth (``cli/errors.py``).
 
 Server and network errors are printed on standard error in the ``-o`` the user gave
 (``plinth.cli.output.errors``), the same bytes the official CLI prints.
@@ -93,7 +95,7 @@ def _report_failure(state: RunState, error: Exception) -> int:
         if error.prefix:
             env.stderr.write(error.prefix + "\n")
         env.stderr.write(error.message + ("\n\n" if error.blank_line else "\n"))
-        return ExitCode.FAILED
+        return error.exit_code
     raise error
 
 

@@ -38,6 +38,7 @@ from plinth.sealing import Sealer
 from plinth.server import bootstrap as first_start
 from plinth.server import exporters, system
 from plinth.server.accesslog import AccessLog
+from plinth.server.draining import Drain
 from plinth.server.errors import render_error
 from plinth.server.http import Request, decode_json, read_body
 from plinth.server.ratelimit import RateLimiter, retry_after
@@ -120,6 +121,8 @@ class PlinthApp:
         self._opening: asyncio.Task[None] | None = None
         self.limiter = RateLimiter(settings.rate_limit, settings.rate_burst) if settings.rate_limit > 0 else None
         self.sealer: Sealer | None = None
+        #: Set when this worker begins to stop; the watch stream joins with ``drain.on_drain``.
+        self.drain = Drain()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
@@ -128,6 +131,7 @@ class PlinthApp:
             await self._lifespan(receive, send)
 
     async def startup(self) -> None:
+        self.drain.listen(asyncio.get_running_loop())
         self.sealer = secrets_sealer(self.settings)
         try:
             await self._open_store()
@@ -293,6 +297,8 @@ class PlinthApp:
         if req.path == "/healthz":
             return Reply(200, b'{"status":"ok"}')
         if req.path == "/readyz":
+            if self.drain.draining:
+                return Reply(503, system.STOPPING)
             status, body = await system.readiness(self.storage)
             return Reply(status, body)
         from plinth.server.openapi import openapi_document

@@ -20,6 +20,9 @@ MAX_BODY_BYTES = 1024 * 1024
 REQUEST_TIMEOUT_S = 30.0
 RATE_LIMIT = 1000.0
 RATE_BURST = 2000
+#: On SIGTERM, how long in-flight requests may take to finish: well under the 30 s a supervisor
+#: (Kubernetes, systemd) usually waits before it kills, and far above what a request takes.
+SHUTDOWN_GRACE_S = 10
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,8 @@ class Settings:
     #: Neither: ``secrets.key`` in the data directory (SQLite only; generated on first start).
     secrets_key_file: str | None = None
     secrets_key: str | None = field(default=None, repr=False)
+    #: On SIGTERM: seconds in-flight requests may take before they are cut off (``server/runner.py``).
+    shutdown_grace: int = SHUTDOWN_GRACE_S
 
     def secrets_keys(self) -> OpenedKeys:
         """The keys that seal secrets (a SQLite store's first key is generated here); raises
