@@ -163,6 +163,19 @@ def _announce(settings: Settings, key: str | None, org: str, waiting: bool = Fal
     show_default=True,
     help="On SIGTERM: seconds in-flight requests may take to finish before they are cut off (exit 0 after)",
 )
+@click.option(
+    "--metrics-token-file",
+    envvar="PLINTH_METRICS_TOKEN_FILE",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="/metrics answers scrapes that send this file's contents as a bearer token (default: none may)",
+)
+@click.option(
+    "--metrics-public",
+    envvar="PLINTH_METRICS_PUBLIC",
+    is_flag=True,
+    default=False,
+    help="Serve /metrics without a token, to anyone who can reach the port",
+)
 @click.option("--init-profile", default=None, help="Create this CLI profile for the server when no profile exists")
 def serve_command(
     host: str,
@@ -184,6 +197,8 @@ def serve_command(
     base_domain: str,
     secrets_key_file: Path | None,
     shutdown_grace: int,
+    metrics_token_file: Path | None,
+    metrics_public: bool,
     init_profile: str | None,
 ) -> None:
     """Run the API server (SQLite in --data-dir unless --database-url names PostgreSQL)."""
@@ -211,8 +226,11 @@ def serve_command(
         secrets_key_file=str(secrets_key_file.resolve()) if secrets_key_file else None,
         secrets_key=os.environ.get("PLINTH_SECRETS_KEY") or None,
         shutdown_grace=shutdown_grace,
+        metrics_token_file=str(metrics_token_file.resolve()) if metrics_token_file else None,
+        metrics_public=metrics_public,
     )
-    with _listening(settings) as (sock, settings):
+    _check_metrics(settings)
+    with _listening(settings) as (sock, settings), _metrics_directory():
         note = _open_secrets_keys(settings)
         key, org, waiting = _bootstrap_or_wait(settings)
         endpoint = _announce(settings, key, org, waiting, note)
@@ -238,6 +256,23 @@ def _listening(settings: Settings) -> Iterator[tuple[socket.socket, Settings]]:
         sock.close()
 
 
+@contextlib.contextmanager
+def _metrics_directory() -> Iterator[None]:
+    """An empty ``PROMETHEUS_MULTIPROC_DIR`` for this server's processes, removed when it stops
+    (``plinth.metrics``). Set before anything here imports ``prometheus_client``, which reads
+    it once; inherited by the workers. One of the server's own, whatever the environment says:
+    files left by another server would add its counts to this one's."""
+    import shutil
+    import tempfile
+
+    path = tempfile.mkdtemp(prefix="plinth-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = path
+    try:
+        yield
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
 def _run(settings: Settings, sock: socket.socket) -> None:
     """uvicorn, serving ``sock`` with ``settings.workers`` processes until it is stopped."""
     os.environ.update(settings.to_env())
@@ -261,6 +296,17 @@ def _run(settings: Settings, sock: socket.socket) -> None:
         timeout_graceful_shutdown=settings.shutdown_grace,
     )
     runner.serve(config, sock)
+
+
+def _check_metrics(settings: Settings) -> None:
+    """Refuse metrics settings that contradict each other, or a token file without a token."""
+    if settings.metrics_public and settings.metrics_token_file:
+        raise click.UsageError("--metrics-public serves /metrics without a token: drop --metrics-token-file")
+    if settings.metrics_token_file:
+        try:
+            settings.metrics_token()
+        except (OSError, ValueError) as exc:
+            raise click.UsageError(str(exc)) from exc
 
 
 def _check_oidc(issuer: str | None, audience: str | None, jwks_file: str | None) -> None:

@@ -23,6 +23,8 @@ from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
+from prometheus_client import Counter
+
 from plinth.auth.authn import KeyAuthenticator
 from plinth.auth.generation import GenerationWatcher
 from plinth.auth.jwks import KeyCache, file_loader, issuer_loader
@@ -33,14 +35,16 @@ from plinth.engine.requestinfo import parse_path
 from plinth.engine.service import Engine
 from plinth.errors import MethodNotAllowed, ServiceUnavailable, TooManyRequests, Unauthorized
 from plinth.kinds import REGISTRY
+from plinth.metrics import RATE_LIMITED, announce_build
 from plinth.runtime import make_runtime
 from plinth.sealing import Sealer
 from plinth.server import bootstrap as first_start
-from plinth.server import exporters, system
+from plinth.server import exporters, metrics, system
 from plinth.server.accesslog import AccessLog
 from plinth.server.draining import Drain
 from plinth.server.errors import render_error
 from plinth.server.http import Request, decode_json, read_body
+from plinth.server.metrics import RequestMeter
 from plinth.server.ratelimit import RateLimiter, retry_after
 from plinth.server.reply import Reply, Services
 from plinth.server.routes import dispatch
@@ -50,6 +54,8 @@ from plinth.storage import open_storage
 from plinth.storage.base import Storage, StorageError
 
 WITH_BODY = frozenset({"POST", "PUT", "PATCH"})
+LIMITED_PRINCIPALS = RATE_LIMITED.labels("principal")
+LIMITED_ADDRESSES = RATE_LIMITED.labels("address")
 #: Seconds between attempts to open a store that was unreachable at start, growing to the max.
 OPEN_RETRY_FIRST_S = 0.25
 OPEN_RETRY_MAX_S = 2.0
@@ -123,6 +129,8 @@ class PlinthApp:
         self.sealer: Sealer | None = None
         #: Set when this worker begins to stop; the watch stream joins with ``drain.on_drain``.
         self.drain = Drain()
+        self.requests = RequestMeter()
+        self.metrics_token = settings.metrics_token()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
@@ -132,6 +140,7 @@ class PlinthApp:
 
     async def startup(self) -> None:
         self.drain.listen(asyncio.get_running_loop())
+        announce_build(self.settings.store_name)
         self.sealer = secrets_sealer(self.settings)
         try:
             await self._open_store()
@@ -184,6 +193,7 @@ class PlinthApp:
 
     async def shutdown(self) -> None:
         self.access_log.flush()
+        metrics.process_stopping()
         if self._opening is not None:
             self._opening.cancel()
             try:
@@ -223,7 +233,9 @@ class PlinthApp:
         ]
         await send({"type": "http.response.start", "status": reply.status, "headers": headers + reply.headers})
         await send({"type": "http.response.body", "body": reply.body})
-        self.access_log.record(req.method, req.path, reply.status, time.perf_counter() - started, req.request_id)
+        elapsed = time.perf_counter() - started
+        self.requests.record(req.method, req.path, reply.status, elapsed)
+        self.access_log.record(req.method, req.path, reply.status, elapsed, req.request_id)
 
     async def _authenticate(self, req: Request) -> Principal:
         token = bearer_token(req)
@@ -243,13 +255,14 @@ class PlinthApp:
             raise Unauthorized("The credentials are not valid")
         return principal
 
-    def _limit(self, caller: Hashable) -> None:
+    def _limit(self, caller: Hashable, by: Counter | None = None) -> None:
         """Take one token from the caller's bucket, or answer 429 (``server/ratelimit.py``)."""
         limiter = self.limiter
         if limiter is None:
             return
         wait = limiter.take(caller)
         if wait:
+            (by or LIMITED_PRINCIPALS).inc()
             seconds = retry_after(wait)
             s = self.settings
             raise TooManyRequests(
@@ -263,12 +276,14 @@ class PlinthApp:
         path = req.path
         if path in system.OPEN_PATHS:
             if path not in system.PROBES:
-                self._limit(client_ip(scope))
+                self._limit(client_ip(scope), LIMITED_ADDRESSES)
             return await self._open_path(req)
+        if path == metrics.PATH:
+            return self._scrape(req, scope)
         try:
             who = await self._authenticate(req)
         except Unauthorized:
-            self._limit(client_ip(scope))
+            self._limit(client_ip(scope), LIMITED_ADDRESSES)
             raise
         self._limit(who)
         if self.services is None:
@@ -286,6 +301,14 @@ class PlinthApp:
             # This process may just have changed keys or policies: look again before the next request.
             self.watcher.expire()
         return reply
+
+    def _scrape(self, req: Request, scope: dict[str, Any]) -> Reply:
+        """``/metrics``, for the metrics token's holder (or anyone: ``--metrics-public``)."""
+        self._limit(client_ip(scope), LIMITED_ADDRESSES)
+        if req.method not in ("GET", "HEAD"):
+            raise MethodNotAllowed("Only GET is supported here", {"allow": "GET, HEAD"})
+        metrics.allowed(bearer_token(req), self.metrics_token, self.settings.metrics_public)
+        return Reply(200, metrics.scrape(), content_type=metrics.CONTENT_TYPE)
 
     async def _open_path(self, req: Request) -> Reply:
         if req.method not in ("GET", "HEAD"):

@@ -1,0 +1,104 @@
+"""Every Prometheus metric Plinth exports, defined once (``/metrics``: ``server/metrics.py``).
+
+Shared vocabulary, like ``errors.py``: the server, the engine and the storage backends record
+into these, and nothing here knows about HTTP or SQL.
+
+**Several processes, one answer.** ``plinth serve`` points ``PROMETHEUS_MULTIPROC_DIR`` at a
+directory of its own, made empty at start and removed at exit, before any of its processes
+imports ``prometheus_client``; every process (the server and each ``--workers`` worker) then
+keeps its values in memory-mapped files there, and a scrape, whichever worker answers it, adds
+up the files of them all. Without that variable (a library user, a test running the app in
+its own process) values live in the process, and the same scrape shows that process alone.
+
+**Bounded labels.** No label holds a name a client chose: requests are labelled with the route
+*template* (``/org/{org}/gvc/{gvc}/workload/{name}``), the method and the status class; store
+operations with the backend, a fixed operation name and an error code; commit retries with the
+kind. A path no route serves is the route ``other``.
+
+**Cost.** Recording a value is a lock and a write into a mapped page (a microsecond or two);
+:class:`StoreMeter` and the server's request meter look a label set's child up once and keep
+it, since ``labels()`` on every call would cost as much again.
+"""
+
+from __future__ import annotations
+
+import platform
+
+from prometheus_client import Counter, Gauge, Histogram
+
+import plinth
+
+#: Seconds; finer than the library's default at the low end, where Plinth's requests are.
+LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+
+HTTP_REQUESTS = Histogram(
+    "plinth_http_request_duration_seconds",
+    "Requests answered, by method, route template and status class (2xx...), and how long each took",
+    ["method", "route", "status"],
+    buckets=LATENCY_BUCKETS,
+)
+HTTP_CONNECTIONS = Gauge("plinth_http_connections", "Client connections open now", multiprocess_mode="livesum")
+RATE_LIMITED = Counter(
+    "plinth_rate_limited_requests",
+    "Requests answered 429 by the rate limit, by what was limited (principal or client address)",
+    ["caller"],
+)
+WATCHERS = Gauge("plinth_watchers", "Watch streams open now", multiprocess_mode="livesum")
+STORE_OPERATIONS = Histogram(
+    "plinth_store_operation_duration_seconds",
+    "Store operations (a statement, a transaction), by backend and operation, and how long each took",
+    ["backend", "operation"],
+    buckets=LATENCY_BUCKETS,
+)
+STORE_ERRORS = Counter(
+    "plinth_store_errors",
+    "Store operations that failed, by backend, operation and code (unavailable: the store did not "
+    "answer; conflict, exists, not_found: a precondition failed, as concurrent writes make happen)",
+    ["backend", "operation", "code"],
+)
+COMMIT_RETRIES = Counter(
+    "plinth_commit_retries",
+    "Writes run again after losing a race with a concurrent write to the same items, by kind",
+    ["kind"],
+)
+RECORD_CACHE = Counter(
+    "plinth_record_cache_requests",
+    "Record reads that looked in the per-process record cache, by backend and result (hit or miss)",
+    ["backend", "result"],
+)
+BUILD_INFO = Gauge(
+    "plinth_build_info",
+    "Always 1: the version of Plinth serving, its Python, and its store backend",
+    ["version", "python", "store"],
+    multiprocess_mode="max",
+)
+
+
+def announce_build(store: str) -> None:
+    """Set ``plinth_build_info`` for this process (each worker does, at start)."""
+    BUILD_INFO.labels(plinth.__version__, platform.python_version(), store).set(1)
+
+
+class StoreMeter:
+    """The store metrics of one backend, with each label set's child looked up once."""
+
+    __slots__ = ("_errors", "_timers", "backend", "hits", "misses")
+
+    def __init__(self, backend: str) -> None:
+        self.backend = backend
+        self.hits = RECORD_CACHE.labels(backend, "hit")
+        self.misses = RECORD_CACHE.labels(backend, "miss")
+        self._timers: dict[str, Histogram] = {}
+        self._errors: dict[tuple[str, str], Counter] = {}
+
+    def observe(self, operation: str, seconds: float) -> None:
+        timer = self._timers.get(operation)
+        if timer is None:
+            timer = self._timers[operation] = STORE_OPERATIONS.labels(self.backend, operation)
+        timer.observe(seconds)
+
+    def failed(self, operation: str, code: str) -> None:
+        counter = self._errors.get((operation, code))
+        if counter is None:
+            counter = self._errors[(operation, code)] = STORE_ERRORS.labels(self.backend, operation, code)
+        counter.inc()
