@@ -31,6 +31,7 @@ COMMANDS = {
     "serve": ("plinth.cli.serve:serve_command", "Run the Plinth API server"),
     "export": ("plinth.cli.transfer:export_command", "Write a whole store as JSON lines"),
     "import": ("plinth.cli.transfer:import_command", "Load an export into a new, empty store"),
+    "backup": ("plinth.cli.backup_cmd:backup_command", "Back up a SQLite store while its server serves"),
     "signing-key": ("plinth.cli.signing_key:signing_key_command", "Rotate the key that signs service account keys"),
     "secrets": ("plinth.cli.secrets_cmd:secrets_command", "Rotate and check the keys that seal secrets at rest"),
 }
