@@ -15,14 +15,18 @@ its own process) values live in the process, and the same scrape shows that proc
 operations with the backend, a fixed operation name and an error code; commit retries with the
 kind. A path no route serves is the route ``other``.
 
-**Cost.** Recording a value is a lock and a write into a mapped page (a microsecond or two);
-:class:`StoreMeter` and the server's request meter look a label set's child up once and keep
-it, since ``labels()`` on every call would cost as much again.
+**Cost.** Adding to a shared value is a lock, a ``getpid`` and a write into a mapped page, a
+microsecond or two, and a histogram observation is two of them. On the paths every request
+takes (its latency, the store's operations, the record cache), values are therefore tallied in
+the process and added to the shared files in bulk (:class:`HistogramTally`, :func:`flush`);
+rarer events (errors, retries, rejections, connections) are added at once.
 """
 
 from __future__ import annotations
 
+import math
 import platform
+from bisect import bisect_left
 
 from prometheus_client import Counter, Gauge, Histogram
 
@@ -79,22 +83,107 @@ def announce_build(store: str) -> None:
     BUILD_INFO.labels(plinth.__version__, platform.python_version(), store).set(1)
 
 
+class HistogramTally:
+    """One label set's observations made in this process and not yet added to the shared values.
+
+    Adding to a value in multiprocess mode takes a lock, a ``getpid`` and a write into the
+    mapped file: two of those per observation (its sum and its bucket) cost a few microseconds,
+    several per cent of a GET. A tally costs a bisection and two additions; :func:`flush` adds
+    what it holds to the histogram, a write per bucket that moved, at most every
+    :data:`FLUSH_S` in a server (``PlinthApp``) and before every scrape. Bulk additions need
+    the histogram's own ``_sum`` and ``_buckets`` (prometheus_client has no public bulk observe);
+    ``tests/server/test_metrics.py`` pins that a flushed tally exports what direct observations
+    would."""
+
+    __slots__ = ("_child", "counts", "total")
+
+    def __init__(self, child: Histogram) -> None:
+        self._child = child
+        self.total = 0.0
+        self.counts = [0] * len(_BOUNDS)
+
+    def observe(self, seconds: float) -> None:
+        self.total += seconds
+        self.counts[bisect_left(_BOUNDS, seconds)] += 1
+
+    def flush(self) -> None:
+        counts = self.counts
+        if not any(counts):
+            return
+        self._child._sum.inc(self.total)
+        for bucket, n in zip(self._child._buckets, counts, strict=True):
+            if n:
+                bucket.inc(n)
+        self.total = 0.0
+        self.counts = [0] * len(_BOUNDS)
+
+
+class CounterTally:
+    """As :class:`HistogramTally`, for a counter."""
+
+    __slots__ = ("_child", "pending")
+
+    def __init__(self, child: Counter) -> None:
+        self._child = child
+        self.pending = 0
+
+    def inc(self) -> None:
+        self.pending += 1
+
+    def flush(self) -> None:
+        if self.pending:
+            self._child.inc(self.pending)
+            self.pending = 0
+
+
+#: Seconds between two flushes of the tallies in a serving process: what a scrape answered by
+#: one worker may lag behind the others.
+FLUSH_S = 1.0
+#: Histogram bucket bounds as the histogram keeps them (``+Inf`` last), for the tallies.
+_BOUNDS = (*LATENCY_BUCKETS, math.inf)
+_tallies: dict[tuple[object, tuple[str, ...]], HistogramTally | CounterTally] = {}
+
+
+def histogram_tally(metric: Histogram, *labels: str) -> HistogramTally:
+    """This process's tally of ``metric`` with ``labels`` (one per label set, kept)."""
+    found = _tallies.get((metric, labels))
+    if found is None:
+        found = _tallies[(metric, labels)] = HistogramTally(metric.labels(*labels))
+    assert isinstance(found, HistogramTally)
+    return found
+
+
+def counter_tally(metric: Counter, *labels: str) -> CounterTally:
+    found = _tallies.get((metric, labels))
+    if found is None:
+        found = _tallies[(metric, labels)] = CounterTally(metric.labels(*labels))
+    assert isinstance(found, CounterTally)
+    return found
+
+
+def flush() -> None:
+    """Add every tally of this process to the shared values (call from the event loop)."""
+    for tally in list(_tallies.values()):
+        tally.flush()
+
+
 class StoreMeter:
-    """The store metrics of one backend, with each label set's child looked up once."""
+    """The store metrics of one backend: tallies of operations' latency and of the record
+    cache's hits and misses, each label set's looked up once."""
 
     __slots__ = ("_errors", "_timers", "backend", "hits", "misses")
 
     def __init__(self, backend: str) -> None:
         self.backend = backend
-        self.hits = RECORD_CACHE.labels(backend, "hit")
-        self.misses = RECORD_CACHE.labels(backend, "miss")
-        self._timers: dict[str, Histogram] = {}
+        self.hits = counter_tally(RECORD_CACHE, backend, "hit")
+        self.misses = counter_tally(RECORD_CACHE, backend, "miss")
+        self._timers: dict[str, HistogramTally] = {}
         self._errors: dict[tuple[str, str], Counter] = {}
 
     def observe(self, operation: str, seconds: float) -> None:
         timer = self._timers.get(operation)
         if timer is None:
-            timer = self._timers[operation] = STORE_OPERATIONS.labels(self.backend, operation)
+            timer = self._timers[operation] = histogram_tally(STORE_OPERATIONS, self.backend, operation)
         timer.observe(seconds)
 
     def failed(self, operation: str, code: str) -> None:

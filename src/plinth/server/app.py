@@ -35,7 +35,8 @@ from plinth.engine.requestinfo import parse_path
 from plinth.engine.service import Engine
 from plinth.errors import MethodNotAllowed, ServiceUnavailable, TooManyRequests, Unauthorized
 from plinth.kinds import REGISTRY
-from plinth.metrics import RATE_LIMITED, announce_build
+from plinth.metrics import FLUSH_S, RATE_LIMITED, announce_build
+from plinth.metrics import flush as flush_metrics
 from plinth.runtime import make_runtime
 from plinth.sealing import Sealer
 from plinth.server import bootstrap as first_start
@@ -130,6 +131,7 @@ class PlinthApp:
         #: Set when this worker begins to stop; the watch stream joins with ``drain.on_drain``.
         self.drain = Drain()
         self.requests = RequestMeter()
+        self._flusher: asyncio.TimerHandle | None = None
         self.metrics_token = settings.metrics_token()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -139,8 +141,10 @@ class PlinthApp:
             await self._lifespan(receive, send)
 
     async def startup(self) -> None:
-        self.drain.listen(asyncio.get_running_loop())
+        loop = asyncio.get_running_loop()
+        self.drain.listen(loop)
         announce_build(self.settings.store_name)
+        self._flush_metrics(loop)
         self.sealer = secrets_sealer(self.settings)
         try:
             await self._open_store()
@@ -149,6 +153,12 @@ class PlinthApp:
                 raise
             log.warning("the database is not reachable (%s): not ready; retrying until it is", exc)
             self._opening = asyncio.create_task(self._open_when_reachable(), name="plinth-open-store")
+
+    def _flush_metrics(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Add this process's metric tallies to the values every worker shares, every
+        ``FLUSH_S`` (``plinth.metrics``) until the loop closes."""
+        flush_metrics()
+        self._flusher = loop.call_later(FLUSH_S, self._flush_metrics, loop)
 
     async def _open_store(self) -> None:
         storage = await open_storage(self.settings.database_url, self.settings.data_dir)
@@ -193,6 +203,8 @@ class PlinthApp:
 
     async def shutdown(self) -> None:
         self.access_log.flush()
+        if self._flusher is not None:
+            self._flusher.cancel()
         metrics.process_stopping()
         if self._opening is not None:
             self._opening.cancel()

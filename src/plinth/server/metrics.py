@@ -21,12 +21,12 @@ import re
 from pathlib import Path
 
 from prometheus_client import REGISTRY as PROCESS_REGISTRY
-from prometheus_client import CollectorRegistry, Histogram, generate_latest, multiprocess
+from prometheus_client import CollectorRegistry, generate_latest, multiprocess
 
 from plinth.engine.requestinfo import RequestInfo, parse_path
 from plinth.errors import APIError, Unauthorized
 from plinth.kinds import REGISTRY
-from plinth.metrics import HTTP_REQUESTS
+from plinth.metrics import HTTP_REQUESTS, HistogramTally, flush, histogram_tally
 from plinth.server import exporters, system
 
 PATH = "/metrics"
@@ -101,21 +101,23 @@ def status_class(status: int) -> str:
 
 
 class RequestMeter:
-    """Records each answered request; a label set's child is looked up once, then kept (the
-    label sets are bounded: methods x route templates x status classes)."""
+    """Tallies each answered request (``plinth.metrics.HistogramTally``). The tally of a
+    ``(method, path, status)`` is looked up once and kept: a dictionary lookup per request
+    instead of labelling the path anew (the label sets are bounded: methods x route templates
+    x status classes; the table of paths is too)."""
 
     def __init__(self) -> None:
-        self._children: dict[tuple[str, str, int], Histogram] = {}
+        self._tallies: dict[tuple[str, str, int], HistogramTally] = {}
 
     def record(self, method: str, path: str, status: int, seconds: float) -> None:
         key = (method, path, status)
-        child = self._children.get(key)
-        if child is None:
-            if len(self._children) >= 10_000:
-                self._children.clear()  # raw paths key this table: keep it bounded
+        tally = self._tallies.get(key)
+        if tally is None:
+            if len(self._tallies) >= 10_000:
+                self._tallies.clear()
             shown = method if method in METHODS else OTHER
-            child = self._children[key] = HTTP_REQUESTS.labels(shown, route_of(path), status_class(status))
-        child.observe(seconds)
+            tally = self._tallies[key] = histogram_tally(HTTP_REQUESTS, shown, route_of(path), status_class(status))
+        tally.observe(seconds)
 
 
 def allowed(token: str | None, expected: str | None, public: bool) -> None:
@@ -129,7 +131,9 @@ def allowed(token: str | None, expected: str | None, public: bool) -> None:
 
 
 def scrape() -> bytes:
-    """Every process's metrics, added up, in the Prometheus text format."""
+    """Every process's metrics, added up, in the Prometheus text format (this process's
+    tallies flushed first; the others' are at most ``plinth.metrics.FLUSH_S`` behind)."""
+    flush()
     directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if not directory:
         return generate_latest(PROCESS_REGISTRY)
@@ -157,7 +161,9 @@ def forget_dead_workers(directory: Path) -> None:
 
 
 def process_stopping() -> None:
-    """This process stops: its live gauges leave the sum now rather than at the next scrape."""
+    """This process stops: its tallies go to the shared values, and its live gauges leave the
+    sum now rather than at the next scrape."""
+    flush()
     directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if directory:
         multiprocess.mark_process_dead(os.getpid(), directory)
