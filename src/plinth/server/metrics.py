@@ -5,7 +5,7 @@ route template (:func:`route_of`), records them (:class:`RequestMeter`), and ans
 (:func:`scrape`), which add up the values of every process of the server (the multiprocess
 directory ``plinth serve`` sets up) or, without one, of this process.
 
-Who may scrape (docs/api.md, "Metrics") is a setting: by default a scrape must carry
+Who may scrape (docs/operations.md, "Metrics") is a setting: by default a scrape must carry
 ``Authorization: Bearer <token>``, the token being the contents of ``--metrics-token-file``; with
 no token configured ``/metrics`` answers 401 saying how to enable it. ``--metrics-public``
 serves it to anyone who can reach the port. Not an API key: Prometheus then holds a credential
