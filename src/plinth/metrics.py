@@ -27,6 +27,8 @@ from __future__ import annotations
 import math
 import platform
 from bisect import bisect_left
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from prometheus_client import Counter, Gauge, Histogram
 
@@ -142,23 +144,23 @@ FLUSH_S = 1.0
 #: Histogram bucket bounds as the histogram keeps them (``+Inf`` last), for the tallies.
 _BOUNDS = (*LATENCY_BUCKETS, math.inf)
 _tallies: dict[tuple[object, tuple[str, ...]], HistogramTally | CounterTally] = {}
+T = TypeVar("T", HistogramTally, CounterTally)
 
 
 def histogram_tally(metric: Histogram, *labels: str) -> HistogramTally:
     """This process's tally of ``metric`` with ``labels`` (one per label set, kept)."""
-    found = _tallies.get((metric, labels))
-    if found is None:
-        found = _tallies[(metric, labels)] = HistogramTally(metric.labels(*labels))
-    assert isinstance(found, HistogramTally)
-    return found
+    return _tally(metric, labels, HistogramTally)
 
 
 def counter_tally(metric: Counter, *labels: str) -> CounterTally:
+    return _tally(metric, labels, CounterTally)
+
+
+def _tally(metric: Histogram | Counter, labels: tuple[str, ...], make: Callable[[Any], T]) -> T:
     found = _tallies.get((metric, labels))
     if found is None:
-        found = _tallies[(metric, labels)] = CounterTally(metric.labels(*labels))
-    assert isinstance(found, CounterTally)
-    return found
+        found = _tallies[(metric, labels)] = make(metric.labels(*labels))
+    return found  # type: ignore[return-value]  # one metric, one tally type
 
 
 def flush() -> None:
