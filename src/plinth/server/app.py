@@ -53,6 +53,7 @@ from plinth.server.settings import Settings
 from plinth.server.signing import SigningCache
 from plinth.storage import open_storage
 from plinth.storage.base import Storage, StorageError
+from plinth.storage.migrate import StoreTooNew
 
 WITH_BODY = frozenset({"POST", "PUT", "PATCH"})
 LIMITED_PRINCIPALS = RATE_LIMITED.labels("principal")
@@ -190,6 +191,11 @@ class PlinthApp:
             await asyncio.sleep(delay)
             try:
                 await self._open_store()
+            except StoreTooNew as exc:
+                # Found only now (the store was unreachable when `plinth serve` checked): this
+                # worker serves 503s, and says why, rather than touching a newer store.
+                log.error("plinth: %s", exc)
+                return
             except StorageError as exc:
                 if exc.code != "unavailable":
                     raise
