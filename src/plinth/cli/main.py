@@ -4,7 +4,9 @@ This is the only module that prints errors or chooses exit codes (gh's ``ghcmd.M
 
 - 0: success;
 - 1: the request or the input failed (server errors, no connection, bad file, format errors);
-- 2: usage errors; the message is followed by the command's help.
+- 2: usage errors; the message is followed by the command's help;
+- 3, 4, 5: ``plinth serve`` could not start: a worker failed, the address is in use, the store
+  is newer than this Plinth (``cli/errors.py``).
 
 Server and network errors are printed on standard error in the ``-o`` the user gave
 (``plinth.cli.output.errors``), the same bytes the official CLI prints.
@@ -29,6 +31,7 @@ COMMANDS = {
     "serve": ("plinth.cli.serve:serve_command", "Run the Plinth API server"),
     "export": ("plinth.cli.transfer:export_command", "Write a whole store as JSON lines"),
     "import": ("plinth.cli.transfer:import_command", "Load an export into a new, empty store"),
+    "backup": ("plinth.cli.backup_cmd:backup_command", "Back up a SQLite store while its server serves"),
     "signing-key": ("plinth.cli.signing_key:signing_key_command", "Rotate the key that signs service account keys"),
     "secrets": ("plinth.cli.secrets_cmd:secrets_command", "Rotate and check the keys that seal secrets at rest"),
 }
@@ -93,7 +96,7 @@ def _report_failure(state: RunState, error: Exception) -> int:
         if error.prefix:
             env.stderr.write(error.prefix + "\n")
         env.stderr.write(error.message + ("\n\n" if error.blank_line else "\n"))
-        return ExitCode.FAILED
+        return error.exit_code
     raise error
 
 

@@ -45,6 +45,7 @@ from plinth.errors import (
 )
 from plinth.kinds.base import DEFAULT_BASE_DOMAIN, Item, KindContext, KindSpec
 from plinth.meta import PROTECTED_TAG
+from plinth.metrics import COMMIT_RETRIES
 from plinth.runtime.base import Runtime
 from plinth.runtime.simulated import SimulatedRuntime
 from plinth.sealing import Sealer
@@ -296,6 +297,7 @@ class Engine:
             except StorageError as exc:
                 if exc.code == "unavailable":
                     raise storage_error(exc, kind_name, "") from exc
+                COMMIT_RETRIES.labels(kind_name).inc()
                 continue  # another process seeded some of them meanwhile: look again
             await self.statuses.settle_selectors(kind, org, built[-1].now)
             return len(built)
@@ -513,6 +515,7 @@ class Engine:
                 raise await self.quotas.exceeded(t.kind, t.org, t.gvc) from exc
             if pinned and exc.key == t.key and exc.code == "conflict":
                 raise storage_error(exc, t.kind.name, t.name) from exc
+            COMMIT_RETRIES.labels(t.kind.name).inc()
             return None
         return result
 

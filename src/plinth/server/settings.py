@@ -20,6 +20,9 @@ MAX_BODY_BYTES = 1024 * 1024
 REQUEST_TIMEOUT_S = 30.0
 RATE_LIMIT = 1000.0
 RATE_BURST = 2000
+#: On SIGTERM, how long in-flight requests may take to finish: well under the 30 s a supervisor
+#: (Kubernetes, systemd) usually waits before it kills, and far above what a request takes.
+SHUTDOWN_GRACE_S = 10
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,12 @@ class Settings:
     #: Neither: ``secrets.key`` in the data directory (SQLite only; generated on first start).
     secrets_key_file: str | None = None
     secrets_key: str | None = field(default=None, repr=False)
+    #: On SIGTERM: seconds in-flight requests may take before they are cut off (``server/runner.py``).
+    shutdown_grace: int = SHUTDOWN_GRACE_S
+    #: Who may read ``/metrics`` (``server/metrics.py``): the holder of the token in this file,
+    #: or anyone when ``metrics_public``; with neither, nobody.
+    metrics_token_file: str | None = None
+    metrics_public: bool = False
 
     def secrets_keys(self) -> OpenedKeys:
         """The keys that seal secrets (a SQLite store's first key is generated here); raises
@@ -64,6 +73,16 @@ class Settings:
         opened = open_keys(self.secrets_key_file, self.secrets_key, self.data_dir, postgres, generate=True)
         assert opened is not None
         return opened
+
+    def metrics_token(self) -> str | None:
+        """The token in ``metrics_token_file`` (its first line), or ``None`` without one; raises
+        ``OSError`` or ``ValueError`` (an empty file) when there is none to be had."""
+        if self.metrics_token_file is None:
+            return None
+        token = Path(self.metrics_token_file).read_text().strip()
+        if not token:
+            raise ValueError(f"--metrics-token-file {self.metrics_token_file} is empty")
+        return token
 
     @property
     def store_name(self) -> str:
