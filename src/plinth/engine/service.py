@@ -78,6 +78,9 @@ class WriteResult:
     status: int
     doc: bytes
     location: str | None = None
+    #: ``created``, ``updated`` or ``unchanged`` (a write that changes nothing stores nothing);
+    #: answered as the ``x-plinth-outcome`` header, so ``plinth apply`` can say which without a GET.
+    outcome: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -417,7 +420,7 @@ class Engine:
             raise ValidationFailed(errors, t.kind.name, t.name)
         normalise_links(candidate, refs, t.org)
         if old is not None and old_record is not None and _unchanged(t.kind, candidate, old):
-            return WriteResult(200, old_record.doc)
+            return WriteResult(200, old_record.doc, outcome="unchanged")
         if old is not None and t.kind.protected_change is not None:
             change = t.kind.protected_change(candidate, old)
             if change is not None:
@@ -439,7 +442,8 @@ class Engine:
         item = sealed.public(t.kind, item)
         doc = orjson.dumps(item)
         created = old is None
-        result = WriteResult(201 if created else 200, doc, t.href if created else None)
+        outcome = "created" if created else "updated"
+        result = WriteResult(201 if created else 200, doc, t.href if created else None, outcome)
         if w.dry_run:
             return result
         event_id, event = event_doc("created" if created else "updated", t.href, version, w.access.principal_link, now)
