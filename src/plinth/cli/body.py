@@ -65,6 +65,27 @@ def load_document(text: str, source: str) -> Any:
         raise InputError(f'{error} in "{source}"') from error
 
 
+def load_documents(text: str, source: str) -> list[Any]:
+    """Every document of a YAML/JSON stream (``---`` between them), in order, each parsed as
+    :func:`load_document` parses one (``None`` for an empty one, so positions are kept);
+    ``source`` names the file in errors."""
+    import yaml
+
+    loader = _loader_class()(text)
+    documents: list[Any] = []
+    try:
+        try:
+            while loader.check_node():
+                documents.append(loader.construct_document(loader.get_node()))
+        finally:
+            loader.dispose()
+    except yaml.MarkedYAMLError as error:
+        raise InputError(_describe_yaml_error(error, text, source)) from error
+    except yaml.YAMLError as error:
+        raise InputError(f'{error} in "{source}"') from error
+    return documents
+
+
 def _describe_yaml_error(error: Any, text: str, source: str) -> str:
     """js-yaml's message layout: the reason, the file and position, then the lines around it."""
     mark = error.problem_mark or error.context_mark

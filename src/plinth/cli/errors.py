@@ -5,7 +5,9 @@ Tree::
     CliError                exit 1: the input or a local step failed; ``message`` is printed as is
     ├── InputError          a body file is missing or does not parse
     ├── FormatError         the response cannot be shown in the chosen -o (names, table)
-    └── ProfileError        the chosen profile does not exist, or a profile file is broken
+    ├── ProfileError        the chosen profile does not exist, or a profile file is broken
+    └── BatchFailed         some documents of ``plinth apply``/``delete -f`` failed: each is
+                            printed with its place in the files and its error, then the summary
     UsageError (click)      exit 2: bad command line; the command's help is printed too
 
 Errors from the server (``plinth.errors.APIError``) and from the network
@@ -49,3 +51,13 @@ class ProfileError(CliError):
 
 class EditAborted(CliError):
     """The edit loop stopped; ``message`` says why and where the edited file was kept."""
+
+
+class BatchFailed(CliError):
+    """Some items of a run failed: ``failures`` pairs where each one is (``stack.yaml#3
+    (gvc/prod/workload/web)``) with its error (an ``APIError``, a ``TransportError``, or
+    any other exception, shown as its message); ``message`` is the summary line."""
+
+    def __init__(self, message: str, failures: list[tuple[str, BaseException]]) -> None:
+        super().__init__(message)
+        self.failures = failures
