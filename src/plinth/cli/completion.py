@@ -13,7 +13,8 @@ Values from the server are for the profile in use (``--profile``, ``--endpoint``
 - ``names``: the items of the kind typed before (``plinth get workload <TAB>``), in the GVC
   when the kind lives in one and a GVC is known, else across the org.
 
-Server answers are cached in ``<config dir>/cache/`` for :data:`CACHE_TTL_S` seconds (a file
+Server answers are cached in ``<config dir>/cache/`` for :data:`CACHE_TTL_S` seconds
+(``$PLINTH_COMPLETION_TTL`` changes it; ``0`` turns the cache off) (a file
 per endpoint, token and path, named by a checksum of them: no token is written), so that repeated
 tabs do not hammer the server. Completion never prints an error: an unreachable server, a
 refused token or a broken profile just completes nothing. Requests wait at most
@@ -72,6 +73,7 @@ def _values(what: str, ctx: click.Context) -> list[str]:
     if what == "kinds":
         return list(KINDS)
     env = _env(ctx)
+    ttl = float(env.environ.get("PLINTH_COMPLETION_TTL") or CACHE_TTL_S)
     if what == "profiles":
         from plinth.cli.profiles import ProfileStore
 
@@ -84,16 +86,16 @@ def _values(what: str, ctx: click.Context) -> list[str]:
     settings = resolve(env, flags)
     org = context_value(env, settings, params.get("org"), "org")
     if what == "orgs":
-        return _names(env.config_dir, settings, "/org")
+        return _names(env.config_dir, settings, "/org", ttl)
     if not org:
         return []
     if what == "gvcs":
-        return _names(env.config_dir, settings, item_path("gvc", org, None))
+        return _names(env.config_dir, settings, item_path("gvc", org, None), ttl)
     kind = canonical_kind(str(params.get("kind") or ""))
     if what != "names" or kind is None:
         return []
     gvc = context_value(env, settings, params.get("gvc"), "gvc") if gvc_scoped(kind) else None
-    return _names(env.config_dir, settings, item_path(kind, org, gvc))
+    return _names(env.config_dir, settings, item_path(kind, org, gvc), ttl)
 
 
 def _env(ctx: click.Context) -> Any:
@@ -105,7 +107,7 @@ def _env(ctx: click.Context) -> Any:
     return CliEnv.from_process()
 
 
-def _names(config_dir: Path, settings: Any, path: str) -> list[str]:
+def _names(config_dir: Path, settings: Any, path: str, ttl: float) -> list[str]:
     """The ``name`` of every item the list at ``path`` holds (all pages), cached for a few seconds."""
     # Two CRC-32s name the file: enough to keep keys apart, and binascii is already loaded where
     # hashlib (OpenSSL) is not; the token is in the key so that a new token sees fresh names.
@@ -113,7 +115,7 @@ def _names(config_dir: Path, settings: Any, path: str) -> list[str]:
     key = f"{binascii.crc32(text):08x}{binascii.crc32(text[::-1]):08x}"
     cached = config_dir / "cache" / f"complete-{key}.json"
     try:
-        if time.time() - cached.stat().st_mtime < CACHE_TTL_S:
+        if time.time() - cached.stat().st_mtime < ttl:
             return [str(name) for name in json.loads(cached.read_text(encoding="utf-8"))]
     except (OSError, ValueError):
         pass

@@ -57,7 +57,10 @@ class Document:
 
     @property
     def label(self) -> str:
-        """The item's path below its org (``gvc/prod/workload/web``), as the output names it."""
+        """The item's path below its org (``gvc/prod/workload/web``; an org is ``org/acme``), as
+        the output names it."""
+        if self.kind == "org":
+            return f"org/{self.name}"
         return self.href.removeprefix(f"/org/{self.org}/")
 
 
@@ -122,4 +125,4 @@ def _document(source: str, index: int, body: Any, place: Placement) -> Document:
         gvc = own if isinstance(own, str) and own else place.gvc
         if not gvc:
             raise InputError(f"{where}: the {kind} '{name}' names no GVC: add 'gvc:' or give --gvc")
-    return Document(source, index, body, kind, name, place.org, gvc)
+    return Document(source, index, body, kind, name, name if kind == "org" else place.org, gvc)
