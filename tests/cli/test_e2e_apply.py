@@ -179,7 +179,7 @@ def test_a_stack_of_every_kind_applies_reapplies_and_deletes(
     assert set(outcomes(again).values()) == {"unchanged"}, again.stdout
     assert api.get(f"/org/{ORG}/gvc/{u}/workload/web").json()["version"] == web["version"]
 
-    changed = manifest.read_text().replace("  - name: app\n      image: nginx:1.27", "  - name: app\n      image: nginx:1.28")
+    changed = manifest.read_text().replace("image: nginx:1.27", "image: nginx:1.28")
     manifest.write_text(changed)
     updated = outcomes(ok(cli("apply", "-f", str(manifest), "--org", ORG)))
     assert {label for label, outcome in updated.items() if outcome != "unchanged"} == {f"gvc/{u}/workload/web"}
@@ -207,3 +207,126 @@ def test_a_stack_of_every_kind_applies_reapplies_and_deletes(
     assert api.get(f"/org/{ORG}/secret/{u}-db").status_code == 404
     again = ok(cli("delete", "-f", str(manifest), "--org", ORG))
     assert set(outcomes(again).values()) == {"already gone"}
+
+
+SMALL = """\
+kind: gvc
+name: {u}
+tags: {{stack: {u}}}
+---
+kind: secret
+name: {u}-bad
+type: nonsense
+data: {{payload: x, encoding: plain}}
+---
+kind: secret
+name: {u}-ok
+type: opaque
+tags: {{stack: {u}}}
+data: {{payload: x, encoding: plain}}
+"""
+
+
+def test_dry_run_checks_everything_and_changes_nothing(cli: PlinthCli, api: httpx.Client, unique: str) -> None:
+    text = SMALL.format(u=unique).replace("type: nonsense", "type: opaque") + (
+        f"---\nkind: identity\nname: id\ngvc: {unique}\n"
+    )
+    run = ok(cli("apply", "-f", "-", "--org", ORG, "--dry-run", stdin=text))
+    assert run.stdout.splitlines() == [
+        f"gvc/{unique} created (dry run)",
+        f"secret/{unique}-bad created (dry run)",
+        f"secret/{unique}-ok created (dry run)",
+        f"gvc/{unique}/identity/id not checked (dry run: it needs gvc/{unique}, not created yet)",
+    ]
+    assert api.get(f"/org/{ORG}/gvc/{unique}").status_code == 404
+
+
+def test_a_failure_names_its_document_stops_and_fails_the_run(
+    cli: PlinthCli, api: httpx.Client, unique: str, tmp_path: Path
+) -> None:
+    manifest = stack_file(tmp_path, unique, SMALL)
+    stopped = cli("apply", "-f", str(manifest), "--org", ORG, "--concurrency", "1", "-o", "json")
+    assert stopped.code == 1
+    assert stopped.stdout.splitlines() == [f"gvc/{unique} created", f"secret/{unique}-bad failed"]
+    where, error = stopped.stderr.split("\n", 1)
+    assert where == f"{manifest}#2 (secret/{unique}-bad):"
+    assert json.loads(error.split("\n\n")[0])[0]["status"] == 400
+    assert stopped.stderr.endswith(
+        "1 of 3 failed, 1 applied, 1 not tried (--continue-on-error goes on after a failure)\n"
+    )
+    assert api.get(f"/org/{ORG}/secret/{unique}-ok").status_code == 404
+
+    going_on = cli("apply", "-f", str(manifest), "--org", ORG, "--continue-on-error")
+    assert going_on.code == 1
+    assert outcomes(going_on) == {
+        f"gvc/{unique}": "unchanged",
+        f"secret/{unique}-bad": "failed",
+        f"secret/{unique}-ok": "created",
+    }
+    assert going_on.stderr.endswith("1 of 3 failed, 2 applied\n")
+
+
+def test_a_document_in_another_gvc_than_the_flag_is_refused_before_any_write(
+    cli: PlinthCli, api: httpx.Client, unique: str
+) -> None:
+    text = f"kind: gvc\nname: {unique}\n---\nkind: workload\nname: w\ngvc: elsewhere\nspec: {{}}\n"
+    run = cli("apply", "-f", "-", "--org", ORG, "--gvc", unique, stdin=text)
+    assert (run.code, run.stdout) == (1, "")
+    assert "<stdin>#2: the workload 'w' names GVC 'elsewhere', not '" + unique + "' given by --gvc" in run.stderr
+    assert api.get(f"/org/{ORG}/gvc/{unique}").status_code == 404
+
+
+def test_prune_deletes_tagged_items_the_files_lost_after_asking(
+    cli: PlinthCli, api: httpx.Client, unique: str, tmp_path: Path
+) -> None:
+    full = SMALL.replace("type: nonsense", "type: opaque\ntags: {{stack: {u}}}").format(u=unique)
+    for name in ("keep", "old"):  # prune looks at the kinds the files still apply
+        full += f"---\nkind: workload\nname: {name}\ngvc: {unique}\ntags: {{stack: {unique}}}\n"
+        full += "spec: {containers: [{name: app, image: 'nginx:1', ports: [{number: 80}]}]}\n"
+    ok(cli("apply", "-f", "-", "--org", ORG, stdin=full))
+    other = {"name": f"{unique}-other", "type": "opaque", "tags": {"stack": "other"}, "data": {"payload": "x"}}
+    assert api.put(f"/org/{ORG}/secret", json=other).status_code == 201
+    less = "---\n".join(doc for doc in full.split("---\n") if f"{unique}-bad" not in doc and "name: old\n" not in doc)
+    selector = ["--prune", "--selector", f"stack={unique}"]
+
+    listed = ok(cli("apply", "-f", "-", "--org", ORG, *selector, "--dry-run", stdin=less))
+    assert sorted(listed.stdout.splitlines()[-2:]) == [
+        f"gvc/{unique}/workload/old would be pruned (dry run)",
+        f"secret/{unique}-bad would be pruned (dry run)",
+    ]
+    refused = cli("apply", "-f", "-", "--org", ORG, *selector, stdin=less)  # no terminal to ask on
+    assert refused.code == 1 and "Not pruned: confirm with --yes" in refused.stderr
+    assert api.get(f"/org/{ORG}/secret/{unique}-bad").status_code == 200
+
+    pruned = ok(cli("apply", "-f", "-", "--org", ORG, *selector, "--yes", stdin=less))
+    assert outcomes(pruned)[f"gvc/{unique}/workload/old"] == "pruned"
+    assert outcomes(pruned)[f"secret/{unique}-bad"] == "pruned"
+    assert api.get(f"/org/{ORG}/secret/{unique}-bad").status_code == 404
+    assert api.get(f"/org/{ORG}/gvc/{unique}/workload/old").status_code == 404
+    assert api.get(f"/org/{ORG}/secret/{unique}-ok").status_code == 200  # in the files
+    assert api.get(f"/org/{ORG}/secret/{unique}-other").status_code == 200  # another tag value
+    usage = cli("apply", "-f", "-", "--org", ORG, "--prune", stdin=less)
+    assert usage.code == 2 and "--prune and --selector go together" in usage.stderr
+
+
+def test_get_takes_kinds_aliases_names_and_every_output_option(cli: PlinthCli, api: httpx.Client, unique: str) -> None:
+    ok(cli("apply", "-f", "-", "--org", ORG, stdin=SMALL.replace("type: nonsense", "type: opaque").format(u=unique)))
+    volume = "kind: vs\nname: vol\nspec: {initialCapacity: 10}\n"
+    ok(cli("apply", "-f", "-", "--org", ORG, "--gvc", unique, stdin=volume))
+    one = json.loads(ok(cli("get", "volumesets", "vol", "--org", ORG, "--gvc", unique, "-o", "json")).stdout)
+    assert (one["kind"], one["name"]) == ("volumeset", "vol")
+    org_wide = ok(cli("get", "vs", "--org", ORG, "-o", "names", "--max", "0")).stdout.splitlines()
+    assert "vol" in org_wide  # no GVC: the org's volume sets of every GVC
+    several = json.loads(ok(cli("get", "secrets", f"{unique}-ok", f"{unique}-bad", "--org", ORG, "-o", "json")).stdout)
+    assert (several["kind"], [i["name"] for i in several["items"]]) == ("list", [f"{unique}-ok", f"{unique}-bad"])
+    slim = ok(cli("get", "secret", f"{unique}-ok", "--org", ORG, "-o", "yaml-slim")).stdout
+    assert "id:" not in slim and f"name: {unique}-ok" in slim
+    table = ok(cli("get", "gvc", unique, "--org", ORG, "--ts", "iso")).stdout
+    assert table.splitlines()[1].startswith("|NAME")
+    from_env = ok(cli("get", "sa", "-o", "names", "--max", "0", env={"PLINTH_ORG": ORG})).stdout.splitlines()
+    assert "admin" in from_env  # the org from $PLINTH_ORG
+    assert cli("get", "workload", "w", "--org", ORG).stderr.startswith("A workload lives in a GVC")
+    bad = cli("get", "nonsense", "--org", ORG)
+    assert bad.code == 2 and "'nonsense' is not a kind" in bad.stderr
+    missing = cli("get", "gvc", "nope", "--org", ORG, "-o", "json")
+    assert missing.code == 1 and json.loads(missing.stderr)[0]["status"] == 404

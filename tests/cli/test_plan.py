@@ -121,7 +121,8 @@ def test_delete_runs_the_same_links_backwards(tmp_path: Path) -> None:
 
 def test_text_fields_and_unknown_uris_are_not_links(tmp_path: Path) -> None:
     secret, workload = documents(
-        tmp_path, "kind: secret\nname: db\ndescription: //gvc/prod\ntags: {x: //gvc/prod}\n---\n"
+        tmp_path,
+        "kind: secret\nname: db\ndescription: //gvc/prod\ntags: {x: //gvc/prod}\n---\n"
         "kind: workload\nname: w\nspec: {firewallConfig: {internal: {inboundAllowWorkload: [cpln://internal/keda]}}}\n",
     )
     assert link_targets(secret) == set()

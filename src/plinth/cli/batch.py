@@ -57,12 +57,16 @@ def run_plan(
     running: dict[Future[Any], int] = {}
     failed = False
     shown = 0
-    pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="plinth-apply")
+    workers = max(1, workers)
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="plinth-apply")
     try:
 
         def start_ready() -> None:
+            # At most ``workers`` under way, so that a failure stops what has not been sent yet.
             for n in range(len(steps)):
-                if n not in started and not waiting[n] and not (failed and not keep_going):
+                if len(running) >= workers or (failed and not keep_going):
+                    return
+                if n not in started and not waiting[n]:
                     started.add(n)
                     running[pool.submit(run, steps[n])] = n
 
