@@ -27,6 +27,7 @@ from tests.support.server import ServerProcess
 
 ORG = "acme"
 APT_TIMEOUT_S = 240
+CONTAINER = {"name": "app", "image": "nginx:1", "ports": [{"number": 80}]}
 
 
 def require_shell(name: str, required: bool = False) -> str:
@@ -138,7 +139,7 @@ def test_names_are_cached_for_a_short_while(shell_env: dict[str, str], stack: st
     case = f"plinth get workload --gvc {stack} ''"
     cached = {**shell_env, "PLINTH_COMPLETION_TTL": "600"}
     assert bash_complete(cached, case) == [["web", "worker"]]
-    body = {"name": "later", "spec": {"containers": [{"name": "app", "image": "nginx:1", "ports": [{"number": 80}]}]}}
+    body = {"name": "later", "spec": {"containers": [CONTAINER]}}
     with httpx.Client(base_url=store_server.url, headers={"Authorization": f"Bearer {store_server.key}"}) as api:
         assert api.put(f"/org/{ORG}/gvc/{stack}/workload", json=body).status_code == 201
         try:
