@@ -165,3 +165,21 @@ def test_bad_documents_are_refused_before_anything_is_sent(
     with pytest.raises(InputError) as refused:
         documents(tmp_path, text, place)
     assert message in refused.value.message
+
+
+def test_stacks_read_fast_as_rest_reads_one_body() -> None:
+    """libyaml and the JSON parser give what ``plinth rest``'s loader gives, errors included."""
+    from plinth.cli.body import load_document, load_documents
+
+    yaml_text = "a: yes\nb: 1.50\nc: 2025-03-01\nd: 1\nd: 2\ne: 0x1f\nf: ~\n"
+    one = load_document(yaml_text, "s")
+    assert load_documents(yaml_text + "---\n---\n" + yaml_text, "s.yaml") == [one, None, one]
+    json_text = '{"kind": "list", "items": [{"n": 1.0, "x": [1, 2.5], "d": 1, "d": 2}]}'
+    assert load_documents(json_text, "s.json") == [load_document(json_text, "s.json")]
+    assert load_documents("{a: 1}", "flow.yaml") == [{"a": 1}]  # looks like JSON, is YAML
+    with pytest.raises(InputError) as broken:
+        load_documents("kind: gvc\n---\nname: [unclosed\n", "bad.yaml")
+    with pytest.raises(InputError) as one:
+        load_document("name: [unclosed\n", "bad.yaml")
+    assert broken.value.message.split(" in ")[0] == one.value.message.split(" in ")[0]
+    assert '"bad.yaml" (4:1)' in broken.value.message
