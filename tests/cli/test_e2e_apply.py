@@ -143,6 +143,12 @@ def ok(run: Run) -> Run:
     return run
 
 
+def assert_before(labels: list[str], *pairs: tuple[str, str]) -> None:
+    """Each pair's first label was printed before its second."""
+    for first, then in pairs:
+        assert labels.index(first) < labels.index(then), (first, then, labels)
+
+
 def outcomes(run: Run) -> dict[str, str]:
     """``gvc/prod/workload/web created`` lines -> label: outcome, in printed order."""
     return dict(line.split(" ", 1) for line in run.stdout.splitlines())
@@ -158,7 +164,8 @@ def test_a_stack_of_every_kind_applies_reapplies_and_deletes(
     labels = list(done)
     assert len(labels) == 16 and set(done.values()) == {"created", "updated"}, applied.stdout
     assert done[f"org/{ORG}"] == "updated"
-    for first, then in [
+    assert_before(
+        labels,
         (f"gvc/{u}", f"gvc/{u}/identity/runner"),
         (f"cloudaccount/{u}-aws", f"gvc/{u}/identity/runner"),
         (f"gvc/{u}/identity/runner", f"gvc/{u}/workload/web"),
@@ -168,8 +175,7 @@ def test_a_stack_of_every_kind_applies_reapplies_and_deletes(
         (f"serviceaccount/{u}-robot", f"group/{u}-ops"),
         (f"group/{u}-ops", f"policy/{u}-reveal"),
         (f"gvc/{u}", f"ipset/{u}-ips"),
-    ]:
-        assert labels.index(first) < labels.index(then), (first, then, labels)
+    )
     web = api.get(f"/org/{ORG}/gvc/{u}/workload/web").json()
     assert web["spec"]["identityLink"] == f"/org/{ORG}/gvc/{u}/identity/runner"
     assert "warning" not in web["status"], web["status"]  # its secret was there before it
@@ -195,14 +201,14 @@ def test_a_stack_of_every_kind_applies_reapplies_and_deletes(
     gone = outcomes(ok(cli("delete", "-f", str(manifest), "--org", ORG)))
     order = list(gone)
     assert set(gone.values()) == {"deleted"} and len(order) == 14, gone
-    for first, then in [
+    assert_before(
+        order,
         (f"gvc/{u}/workload/web", f"gvc/{u}/volumeset/files"),
         (f"domain/{u}.example.com", f"gvc/{u}/workload/web"),
         (f"gvc/{u}/identity/runner", f"gvc/{u}"),
         (f"ipset/{u}-ips", f"gvc/{u}"),
         (f"policy/{u}-reveal", f"group/{u}-ops"),
-    ]:
-        assert order.index(first) < order.index(then), (first, then, order)
+    )
     assert api.get(f"/org/{ORG}/gvc/{u}").status_code == 404
     assert api.get(f"/org/{ORG}/secret/{u}-db").status_code == 404
     again = ok(cli("delete", "-f", str(manifest), "--org", ORG))
