@@ -14,7 +14,7 @@ order ``plan.reverse_plan`` gives (what links to an item goes before it).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from plinth.cli.errors import CliError
 from plinth.cli.kindnames import gvc_scoped
@@ -24,6 +24,9 @@ from plinth.cli.rest_run import collect_pages
 from plinth.client import ApiClient
 from plinth.client.jsvalues import js_string
 from plinth.meta import collection_href
+
+if TYPE_CHECKING:
+    from plinth.cli.apply_run import Session
 
 
 def parse_selector(text: str) -> tuple[str, str]:
@@ -60,8 +63,8 @@ def prune_candidates(client: ApiClient, documents: list[Document], org: str, tag
     return found
 
 
-def run_prune(session: Any, documents: list[Document], selector: tuple[str, str]) -> None:
-    """List, confirm and delete the items to prune (``session``: ``apply_run.Session``)."""
+def run_prune(session: Session, documents: list[Document], selector: tuple[str, str]) -> None:
+    """List, confirm and delete the items to prune."""
     from plinth.cli.apply_run import delete_one, run_steps
 
     call = session.call
@@ -89,7 +92,7 @@ def _pruned(delete: Any) -> Any:
     return action
 
 
-def _confirm(session: Any, labels: list[str], selector: str) -> None:
+def _confirm(session: Session, labels: list[str], selector: str) -> None:
     env = session.state.env
     listing = "\n".join(f"  {label}" for label in labels)
     question = f"These {len(labels)} items carry {selector} but are not in the files:\n{listing}\n"
