@@ -75,8 +75,6 @@ def load_documents(text: str, source: str) -> list[Any]:
     PyYAML has it, with the same resolvers and constructors. A file either cannot read is read
     again by :func:`load_document`'s pure-Python loader, whose error message is the one shown.
     """
-    import yaml
-
     if text.lstrip()[:1] in ("{", "["):
         from plinth.client.jsvalues import parse_json
 
@@ -84,6 +82,8 @@ def load_documents(text: str, source: str) -> list[Any]:
             return [parse_json(text)]
         except ValueError:
             pass  # not JSON after all (a YAML flow mapping, say): YAML decides
+    import yaml
+
     fast = _fast_loader_class()
     if fast is not None:
         try:
