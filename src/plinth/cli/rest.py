@@ -94,7 +94,8 @@ def typed_options(function: F, with_format: bool = True) -> F:
         ),
         _profile_option(),
     ]
-    formats = _format_options() if with_format else _format_options()[:1]
+    errors_only = click.option("--output", "-o", type=click.Choice(FORMAT_NAMES), help="How server errors print")
+    formats = _format_options() if with_format else [errors_only]
     return _apply(function, [*context, *formats, *_connection_options()])
 
 
