@@ -7,7 +7,9 @@ Tree::
     ├── FormatError         the response cannot be shown in the chosen -o (names, table)
     ├── ProfileError        the chosen profile does not exist, or a profile file is broken
     ├── CannotListen        exit 4: ``plinth serve``: the address is in use (or not ours to bind)
-    └── StoreTooNew         exit 5: ``plinth serve``: a newer Plinth has migrated the store
+    ├── StoreTooNew         exit 5: ``plinth serve``: a newer Plinth has migrated the store
+    └── BatchFailed         some documents of ``plinth apply``/``delete -f`` failed: each is
+                            printed with its place in the files and its error, then the summary
     UsageError (click)      exit 2: bad command line; the command's help is printed too
 
 Exit 3 is uvicorn's: a worker process failed to start (its log says why). ``plinth serve``
@@ -78,3 +80,13 @@ class StoreTooNew(CliError):
 
     def __init__(self, message: str) -> None:
         super().__init__(f"plinth: {message}", blank_line=False)
+
+
+class BatchFailed(CliError):
+    """Some items of a run failed: ``failures`` pairs where each one is (``stack.yaml#3
+    (gvc/prod/workload/web)``) with its error (an ``APIError``, a ``TransportError``, or
+    any other exception, shown as its message); ``message`` is the summary line."""
+
+    def __init__(self, message: str, failures: list[tuple[str, BaseException]]) -> None:
+        super().__init__(message)
+        self.failures = failures

@@ -81,6 +81,9 @@ class WriteResult:
     status: int
     doc: bytes
     location: str | None = None
+    #: ``created``, ``updated`` or ``unchanged`` (a write that changes nothing stores nothing);
+    #: answered as the ``x-plinth-outcome`` header, so ``plinth apply`` can say which without a GET.
+    outcome: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -422,7 +425,7 @@ class Engine:
             raise ValidationFailed(errors, t.kind.name, t.name)
         normalise_links(candidate, refs, t.org)
         if old is not None and old_record is not None and _unchanged(t.kind, candidate, old):
-            return WriteResult(200, old_record.doc)
+            return WriteResult(200, old_record.doc, outcome="unchanged")
         if old is not None and t.kind.protected_change is not None:
             change = t.kind.protected_change(candidate, old)
             if change is not None:
@@ -444,7 +447,8 @@ class Engine:
         item = sealed.public(t.kind, item)
         doc = orjson.dumps(item)
         created = old is None
-        result = WriteResult(201 if created else 200, doc, t.href if created else None)
+        outcome = "created" if created else "updated"
+        result = WriteResult(201 if created else 200, doc, t.href if created else None, outcome)
         if w.dry_run:
             if created:
                 await self.quotas.check_room(t.kind, t.org, t.gvc)
@@ -476,6 +480,8 @@ class Engine:
             await self.statuses.settle(t.kind, t.org, links, now)
         await self.statuses.settle_selectors(t.kind, t.org, now)
         await self.statuses.settle_grants(t.kind, t.org, (before, item), now)
+        if item is not None:
+            await self.statuses.settle_asked(t.kind, t.org, t.key, t.href, item, now)
 
     async def _sealed_values(self, t: Target) -> tuple[Record | None, dict[str, Any]]:
         """The stored sealed record of ``t`` (fresh) and its fields in the clear."""

@@ -224,6 +224,13 @@ class StatusInputs:
         if link is None or kind is None or changed.name not in kind.status_referrers:
             return None
         key = Key(org, kind.name, (link.gvc or "") if kind.scope == "gvc" else "", link.name)
+        return await self._recomputed(kind, org, key, target, now, pending)
+
+    async def _recomputed(
+        self, kind: KindSpec, org: str, key: Key, href: str, now: str, pending: Mapping[str, bool] | None
+    ) -> Put | None:
+        """The status-only rewrite of the stored item at ``key``, or ``None`` when its stored
+        status is what it should be now (or it is gone)."""
         record = await self.storage.get(key, fresh=True)
         if record is None:
             return None
@@ -231,12 +238,29 @@ class StatusInputs:
         parent = await self._parent(kind, org, item)
         _, resolved, hrefs = await check_references(self.storage, self.kinds, org, kind.references(item, org), {})
         base = KindContext(org=org, now=now, gvc=item.get("gvc"), parent=parent, resolved=resolved, id=item["id"])
-        ctx = await self.context(kind, base, item, target, pending)
+        ctx = await self.context(kind, base, item, href, pending)
         status = kind.compute_status(item, ctx)
         if status == item.get("status"):
             return None
         item["status"] = status
         return Put(replace(record, doc=orjson.dumps(item)), record.version, tuple(hrefs))
+
+    async def settle_asked(self, kind: KindSpec, org: str, key: Key, href: str, item: Item, now: str) -> None:
+        """After a committed write of ``item``, whose status asked the policies (``grant_questions``):
+        ask again, with the policies read anew. A policy written meanwhile may have settled its
+        dependants before this item was stored, from policies this write had not seen yet; this
+        item then makes its own status right, as every writer settles its own."""
+        if not kind.grant_questions(item, org):
+            return
+        self.grants.expire()
+        try:
+            for _ in range(SETTLE_ROUNDS):
+                op = await self._recomputed(kind, org, key, href, now, None)
+                if op is None or await _committed([op], self.storage):
+                    return
+        except StorageError as exc:
+            if exc.code != "unavailable":  # the write is committed; the next one settles
+                raise
 
     async def _parent(self, kind: KindSpec, org: str, item: Item) -> Item | None:
         if kind.scope != "gvc" or not item.get("gvc"):
