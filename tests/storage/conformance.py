@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from plinth.storage.base import Delete, Key, Operation, Put, SetMeta, Storage
-from tests.storage import conformance_query
+from tests.storage import conformance_changes, conformance_query
 from tests.storage.records import (
     assert_same,
     create,
@@ -229,4 +229,5 @@ CHECKS: list[Check] = [
     run_meta_compare_and_set,
     run_ping_answers,
     *conformance_query.CHECKS,
+    *conformance_changes.CHECKS,
 ]

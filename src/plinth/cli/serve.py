@@ -10,9 +10,11 @@ import asyncio
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
+from plinth.cli.serve_watch import watch_options
 from plinth.cli.transfer import secrets_key_file_option
 from plinth.kinds.base import DEFAULT_BASE_DOMAIN
 from plinth.server.settings import RATE_BURST, RATE_LIMIT, REQUEST_TIMEOUT_S, Settings
@@ -143,6 +145,7 @@ def _announce(settings: Settings, key: str | None, org: str, waiting: bool = Fal
     "Keys that seal secrets, one base64 key a line, the last one sealing (or PLINTH_SECRETS_KEY: one key). "
     "Default on SQLite: secrets.key in --data-dir, made on first start; PostgreSQL needs one"
 )
+@watch_options
 @click.option("--init-profile", default=None, help="Create this CLI profile for the server when no profile exists")
 def serve_command(
     host: str,
@@ -164,6 +167,7 @@ def serve_command(
     base_domain: str,
     secrets_key_file: Path | None,
     init_profile: str | None,
+    **watch: Any,
 ) -> None:
     """Run the API server (SQLite in --data-dir unless --database-url names PostgreSQL)."""
     if bool(tls_cert) != bool(tls_key):
@@ -189,6 +193,7 @@ def serve_command(
         base_domain=base_domain.strip(".").lower(),
         secrets_key_file=str(secrets_key_file.resolve()) if secrets_key_file else None,
         secrets_key=os.environ.get("PLINTH_SECRETS_KEY") or None,
+        **watch,
     )
     note = _open_secrets_keys(settings)
     key, org, waiting = _bootstrap_or_wait(settings)

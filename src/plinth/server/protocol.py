@@ -28,6 +28,7 @@ import asyncio
 import functools
 import uuid
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
@@ -64,6 +65,15 @@ def error_response(exc: APIError) -> bytes:
         b"connection: close\r\n\r\n",
     ]
     return b"".join(head) + body
+
+
+_SHUTDOWN_HOOKS: list[Callable[[], None]] = []
+
+
+def on_shutdown(hook: Callable[[], None]) -> None:
+    """Call ``hook`` when uvicorn begins a graceful shutdown (it asks each connection to close,
+    then waits for their responses to end: a watch's stream must be told to end)."""
+    _SHUTDOWN_HOOKS.append(hook)
 
 
 class HeadDeadlines:
@@ -192,6 +202,11 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         super().data_received(data)
         if self._in_head and self._head_bytes > self.header_limit:
             self._too_large()
+
+    def shutdown(self) -> None:
+        for hook in _SHUTDOWN_HOOKS:
+            hook()
+        super().shutdown()
 
     def on_message_begin(self) -> None:
         if not self._rejected:

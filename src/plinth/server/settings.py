@@ -20,6 +20,14 @@ MAX_BODY_BYTES = 1024 * 1024
 REQUEST_TIMEOUT_S = 30.0
 RATE_LIMIT = 1000.0
 RATE_BURST = 2000
+#: Watches (docs/watch.md): the bookmark interval, streams per principal per process, the bytes a
+#: stream may fall behind, what the change log keeps (count and age), and the fallback poll.
+WATCH_BOOKMARK_S = 20.0
+WATCH_LIMIT = 100
+WATCH_BUFFER_BYTES = 1024 * 1024
+WATCH_RETENTION_COUNT = 100_000
+WATCH_RETENTION_AGE_S = 3600.0
+WATCH_POLL_S = 0.25
 
 
 @dataclass(frozen=True)
@@ -54,6 +62,16 @@ class Settings:
     #: Neither: ``secrets.key`` in the data directory (SQLite only; generated on first start).
     secrets_key_file: str | None = None
     secrets_key: str | None = field(default=None, repr=False)
+    #: Watches: seconds between bookmarks, open streams per principal (per process; 429 past
+    #: it), bytes a stream may fall behind before it ends, how many changes and how many seconds
+    #: of them the change log keeps (410 for older), and seconds between looks at the log when
+    #: no notification came (PostgreSQL).
+    watch_bookmark_s: float = WATCH_BOOKMARK_S
+    watch_limit: int = WATCH_LIMIT
+    watch_buffer_bytes: int = WATCH_BUFFER_BYTES
+    watch_retention_count: int = WATCH_RETENTION_COUNT
+    watch_retention_age_s: float = WATCH_RETENTION_AGE_S
+    watch_poll_s: float = WATCH_POLL_S
 
     def secrets_keys(self) -> OpenedKeys:
         """The keys that seal secrets (a SQLite store's first key is generated here); raises

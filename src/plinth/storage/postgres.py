@@ -38,6 +38,8 @@ from yoyo.exceptions import LockTimeout
 from plinth.storage import statements as st
 from plinth.storage.base import (
     AppendEvent,
+    Change,
+    ChangeBounds,
     Delete,
     DumpCounts,
     EventRecord,
@@ -53,7 +55,7 @@ from plinth.storage.base import (
 )
 from plinth.storage.migrate import MIGRATIONS, migrate
 from plinth.storage.postgres_listener import PostgresListener
-from plinth.storage.query import ListRequest, Scalar
+from plinth.storage.query import ListRequest, Scalar, snapshot_pages
 from plinth.storage.record_cache import CHANNEL, RecordCache, payload_for, written_keys
 from plinth.storage.sqlbuild import Fragment, compile_list, join, sql
 
@@ -91,6 +93,8 @@ class _RolledBack(Exception):
     """A transaction PostgreSQL rolled back on its own; nothing of it was stored."""
 
 
+#: The transaction-scoped advisory lock that orders change seqs (not the migration lock's key).
+CHANGES_LOCK_KEY = 0x706C696E7477  # "plintw"
 #: After loading events with their own ``seq``, new events must number above them.
 _ADVANCE_EVENT_SEQ = "SELECT setval(pg_get_serial_sequence('events', 'seq'), (SELECT max(seq) FROM events))"
 
@@ -328,8 +332,11 @@ class PostgresStorage:
         async def apply_all(conn: psycopg.AsyncConnection) -> None:
             try:
                 async with conn.transaction():
+                    changes: list[tuple[Any, ...]] = []
                     for op in ops:
-                        await self._apply(conn, op)
+                        await self._apply(conn, op, changes)
+                    if changes:
+                        await self._append_changes(conn, changes)
                     if keys:
                         # Delivered at commit, to every replica's record cache (this one's too).
                         await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload_for(keys)))
@@ -358,6 +365,57 @@ class PostgresStorage:
     async def get_meta(self, name: str) -> str | None:
         rows = await self._fetch(self._sql["SELECT_META"], (name,))
         return None if not rows else str(rows[0][0])
+
+    async def changes(self, after_seq: int, limit: int) -> list[Change]:
+        rows = await self._fetch(self._sql["SELECT_CHANGES"], (after_seq, limit))
+        return [st.change_row(r, bytes) for r in rows]
+
+    async def change_bounds(self) -> ChangeBounds:
+        return _bounds((await self._fetch(st.CHANGE_BOUNDS, ()))[0])
+
+    async def trim_changes(self, keep: int, max_age_s: float) -> ChangeBounds:
+        q = self._sql
+
+        async def trim(conn: psycopg.AsyncConnection) -> None:
+            async with conn.transaction():
+                cursor = await conn.execute(q["TRIM_CUTOFF"], (keep, time.time() - max_age_s))
+                row = await cursor.fetchone()
+                if row is not None and row[0] is not None:
+                    await conn.execute(q["TRIM_CHANGES"], (row[0],))
+                    await conn.execute(q["SET_META"], (st.CHANGES_HORIZON_META, str(row[0])))
+
+        await self._run(trim)
+        return await self.change_bounds()
+
+    async def snapshot(self, request: ListRequest) -> tuple[int, list[Record]]:
+        async def read(conn: psycopg.AsyncConnection) -> tuple[int, list[Record]]:
+            async with conn.transaction():
+                # One snapshot for the bounds and every page; seq order being commit order, it
+                # holds exactly the changes up to the newest seq it sees.
+                await conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                cursor = await conn.execute(st.CHANGE_BOUNDS)
+                row = await cursor.fetchone()
+                assert row is not None
+                records: list[Record] = []
+                pages = snapshot_pages(request)
+                page = next(pages)
+                while True:
+                    query = compile_list(page, DIALECT, _SELECT_RECORD)
+                    cursor = await conn.execute(query.text, query.params)
+                    batch = _records(await cursor.fetchall())
+                    records += batch
+                    try:
+                        page = pages.send(batch)
+                    except StopIteration:
+                        return _bounds(row).last, records
+
+        try:
+            return await self._run(read)
+        except pgerrors.InvalidRegularExpression as exc:
+            raise StorageError("invalid", None, f"invalid regular expression: {exc}") from exc
+
+    def change_marker(self) -> int | None:
+        return None
 
     async def ping(self) -> None:
         await self._fetch("SELECT 1", ())
@@ -423,7 +481,19 @@ class PostgresStorage:
             await asyncio.wait(self._abandoned, timeout=1)
         await self._pool.close()
 
-    async def _apply(self, conn: psycopg.AsyncConnection, op: Operation) -> None:
+    async def _append_changes(self, conn: psycopg.AsyncConnection, changes: list[tuple[Any, ...]]) -> None:
+        """The change log's rows, last in the transaction and under a transaction-scoped advisory
+        lock: a seq is drawn only while no other transaction that drew one is still uncommitted
+        (the lock is released after the commit is visible), so seq order is commit order and a
+        watcher that has read seq N can never later find a lower one commit. The section is
+        short (these inserts and the commit), and commits that NOTIFY are serialized by
+        PostgreSQL at commit already."""
+        await conn.execute("SELECT pg_advisory_xact_lock(%s)", (CHANGES_LOCK_KEY,))
+        at = time.time()
+        async with conn.cursor() as cursor:
+            await cursor.executemany(self._sql["INSERT_CHANGE"], [(*c, at) for c in changes])
+
+    async def _apply(self, conn: psycopg.AsyncConnection, op: Operation, changes: list[tuple[Any, ...]]) -> None:
         q = self._sql
         if isinstance(op, Put):
             rec, key = op.record, op.record.key
@@ -439,15 +509,26 @@ class PostgresStorage:
                 )
                 if cursor.rowcount != 1:
                     raise await self._missing_or_conflict(conn, key)
+            change = st.put_change(op)
+            if change is not None:
+                changes.append(change)
             await conn.execute(q["DELETE_REFS"], _key_params(key))
             if op.refs:
                 async with conn.cursor() as cursor:
                     rows = [(*_key_params(key), target) for target in sorted(set(op.refs))]
                     await cursor.executemany(q["INSERT_REF"], rows)
         elif isinstance(op, Delete):
-            cursor = await conn.execute(q["DELETE_RESOURCE"], (*_key_params(op.key), op.expected_version))
-            if cursor.rowcount != 1:
-                raise await self._missing_or_conflict(conn, op.key)
+            where = (*_key_params(op.key), op.expected_version)
+            if op.watched:
+                cursor = await conn.execute(q["DELETE_RESOURCE_RETURNING"], where)
+                row = await cursor.fetchone()
+                if row is None:
+                    raise await self._missing_or_conflict(conn, op.key)
+                changes.append(st.delete_change(op, bytes(row[0]).decode()))
+            else:
+                cursor = await conn.execute(q["DELETE_RESOURCE"], where)
+                if cursor.rowcount != 1:
+                    raise await self._missing_or_conflict(conn, op.key)
             await conn.execute(q["DELETE_REFS"], _key_params(op.key))
         elif isinstance(op, AppendEvent):
             await conn.execute(q["INSERT_EVENT"], (*_key_params(op.key), op.id, op.created, op.doc.decode()))
@@ -467,6 +548,11 @@ def _forget_abandoned(tasks: set[asyncio.Task[Any]]) -> Callable[[asyncio.Task[A
             task.exception()  # retrieved: its failure was already reported as "unavailable"
 
     return forget
+
+
+def _bounds(row: Sequence[Any]) -> ChangeBounds:
+    horizon = int(row[0] or 0)
+    return ChangeBounds(horizon, max(int(row[1] or 0), horizon))
 
 
 def _key_params(key: Key) -> tuple[str, str, str, str]:
