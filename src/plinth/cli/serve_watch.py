@@ -55,6 +55,15 @@ _OPTIONS = (
         show_default=True,
         help="Seconds the change log keeps a change for watches to resume from",
     ),
+    click.option(
+        "--watch-trim-interval",
+        "watch_trim_s",
+        envvar="PLINTH_WATCH_TRIM_S",
+        type=click.FloatRange(min=0.05),
+        default=s.WATCH_TRIM_S,
+        show_default=True,
+        help="Seconds between trims of the change log to its retention",
+    ),
 )
 
 

@@ -55,8 +55,6 @@ OPEN_RETRY_FIRST_S = 0.25
 OPEN_RETRY_MAX_S = 2.0
 #: Seconds between log lines saying the store is still unreachable.
 STILL_WAITING_LOG_S = 30.0
-#: Seconds between trims of the change log to its retention (``--watch-retention-*``).
-TRIM_EVERY_S = 30.0
 SHUTTING_DOWN = ServiceUnavailable(
     "The server is shutting down; watch again from the last resourceVersion", headers={"Retry-After": "1"}
 )
@@ -178,7 +176,7 @@ class PlinthApp:
             poll_s=s.watch_poll_s,
             keep=s.watch_retention_count,
             max_age_s=s.watch_retention_age_s,
-            trim_every_s=TRIM_EVERY_S,
+            trim_every_s=s.watch_trim_s,
             generation=watcher.current,
         )
         await hub.start()

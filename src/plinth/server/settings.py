@@ -28,6 +28,7 @@ WATCH_BUFFER_BYTES = 1024 * 1024
 WATCH_RETENTION_COUNT = 100_000
 WATCH_RETENTION_AGE_S = 3600.0
 WATCH_POLL_S = 0.25
+WATCH_TRIM_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,8 @@ class Settings:
     watch_retention_count: int = WATCH_RETENTION_COUNT
     watch_retention_age_s: float = WATCH_RETENTION_AGE_S
     watch_poll_s: float = WATCH_POLL_S
+    #: Seconds between trims of the change log to its retention.
+    watch_trim_s: float = WATCH_TRIM_S
 
     def secrets_keys(self) -> OpenedKeys:
         """The keys that seal secrets (a SQLite store's first key is generated here); raises
