@@ -286,7 +286,8 @@ def test_a_consumer_that_stops_reading_is_cut_off_with_an_error(server: ServerPr
 
 
 def test_a_server_shutdown_ends_streams_with_an_error(tmp_path_factory: pytest.TempPathFactory) -> None:
-    with serving("sqlite", tmp_path_factory.mktemp("watch-stop")) as proc, _watch(proc, f"/org/{proc.org}/gvc") as reader:
+    stopping = serving("sqlite", tmp_path_factory.mktemp("watch-stop"))
+    with stopping as proc, _watch(proc, f"/org/{proc.org}/gvc") as reader:
         reader.next()
         proc.stop()
         ended = reader.rest()
