@@ -142,20 +142,22 @@ async def open_stream(
 
 
 async def run(watcher: Watcher, form: str, bookmark_s: float, request_id: str, send: Any, receive: Any) -> None:
-    """Send what ``watcher`` takes until it ends; a bookmark after ``bookmark_s`` of silence."""
+    """Send what ``watcher`` takes until it ends: a bookmark first (the version the stream
+    starts from, so a client knows at once where it stands), then after ``bookmark_s`` of
+    silence."""
     gone = asyncio.ensure_future(_disconnected(receive))
     gone.add_done_callback(lambda _: watcher.end(None))
     complete = False
     try:
-        next_bookmark = time.monotonic() + bookmark_s
+        next_bookmark = time.monotonic()
         while True:
             entries = await watcher.take(max(0.0, next_bookmark - time.monotonic()))
             if entries is None:
                 break
-            if time.monotonic() >= next_bookmark and not any(isinstance(e, Signal) for e in entries):
-                entries.append(watcher.bookmark())
             if not entries:
-                continue
+                if time.monotonic() < next_bookmark:
+                    continue
+                entries.append(watcher.bookmark())
             next_bookmark = time.monotonic() + bookmark_s
             final = isinstance(entries[-1], Signal) and entries[-1].type == "ERROR"
             chunk = b"".join(encode(e, form, request_id) for e in entries)
