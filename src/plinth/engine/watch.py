@@ -50,6 +50,10 @@ log = logging.getLogger("plinth.watch")
 MARKER_TICK_S = 0.005
 #: Changes read per store read (the hub's batches, a backlog's pages).
 BATCH = 500
+#: The shortest time between two batches: under a stream of writes, each watcher gets one write
+#: (of all the changes since the last) per this much, not one per change.
+MIN_BATCH_S = 0.02
+FANOUT_SHARE = 5
 #: Seconds between looks at the access generation, for :meth:`Watcher.recheck`.
 RECHECK_S = 0.25
 
@@ -100,6 +104,26 @@ class Signal:
     initial_end: bool = False
 
 
+class Shared:
+    """The changes of one batch for one kind, handed as one entry to every watcher that takes
+    them all (it sees every item and has no query): its encodings are made once for them all."""
+
+    __slots__ = ("encoded", "events", "seq", "size")
+
+    def __init__(self, events: list[Event]):
+        self.events = events
+        self.seq = events[-1].seq
+        self.size = sum(len(e.change.doc) + 96 for e in events)
+        self.encoded: dict[str, bytes] = {}
+
+
+#: What a watcher's queue holds.
+Entry = Event | Signal | Shared
+#: Writes a joined watcher's queued entries out at the end of each batch (the server's direct
+#: writer, ``server/watch_stream.py``); ``None``: the stream takes them itself.
+Flush = Callable[["Watcher"], None]
+
+
 @dataclass(frozen=True)
 class Selection:
     """What a watch is of: a kind in an org (``org`` is ``""`` for the root kind), in one parent
@@ -130,6 +154,7 @@ class Watcher:
         "after",
         "done",
         "ended",
+        "flush",
         "hub",
         "joined",
         "limit",
@@ -164,9 +189,10 @@ class Watcher:
         self._initial: deque[Record] | None = deque(initial) if initial is not None else None
         self._backlog = True  # changes after ``after`` may precede what the hub delivers
         self.joined = False
-        self._queue: deque[Event | Signal] | None = None
+        self._queue: deque[Entry] | None = None
+        self.flush: Flush | None = None
         self._queued = 0
-        self._waiter: asyncio.Future[None] | None = None
+        self._waiter: asyncio.Future[bool] | None = None
         self.done = False  # nothing more will be queued (ended, or an ERROR is queued)
         self.ended = False  # the stream has gone (client disconnect): drop everything
 
@@ -204,10 +230,34 @@ class Watcher:
             return event
         return None
 
-    def _push(self, entry: Event | Signal, size: int) -> None:
+    def take_shared(self, shared: Shared) -> bool:
+        """Take a whole batch at once, when this watcher would take every change of it; else
+        ``False`` (the hub offers its changes one by one)."""
+        first = shared.events[0].seq
+        if self.done or not self.sees_all or self.shown is not None or self.after >= first:
+            return False
+        self.after = shared.seq
+        self._push(shared, shared.size)
+        return True
+
+    def drain(self) -> list[Entry]:
+        """Everything queued, taken out (for :data:`Flush`)."""
+        queue = self._queue
+        if not queue:
+            return []
+        out = list(queue)
+        queue.clear()
+        self._queued = 0
+        return out
+
+    def _push(self, entry: Entry, size: int) -> None:
         queue = self._queue
         if queue is None:
             queue = self._queue = deque()
+        if self.flush is not None and self.joined:
+            queue.append(entry)  # written at the end of the batch; the writer bounds the buffer
+            self.hub.dirty.add(self)
+            return
         self._queued += size
         if self._queued > self.limit:
             queue.clear()
@@ -234,8 +284,8 @@ class Watcher:
 
     def _wake(self) -> None:
         waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+        if waiter is not None:
+            _settle(waiter, True)
 
     # -- what the stream takes out -----------------------------------------------------
 
@@ -248,7 +298,7 @@ class Watcher:
     def bookmark(self) -> Signal:
         return Signal("BOOKMARK", self.position())
 
-    async def take(self, timeout: float) -> list[Event | Signal] | None:
+    async def take(self, timeout: float) -> list[Entry] | None:
         """What to send next: the queue, or the next part of the backlog; ``[]`` after
         ``timeout`` seconds of nothing (time for a bookmark); ``None`` once the stream is over."""
         while True:
@@ -267,18 +317,19 @@ class Watcher:
                 await self._read_backlog()
                 continue
             loop = asyncio.get_running_loop()
-            self._waiter = loop.create_future()
+            waiter = self._waiter = loop.create_future()
+            timer = loop.call_later(timeout, _settle, waiter, False)
             try:
-                await asyncio.wait((self._waiter,), timeout=timeout)
+                fired = await waiter
             finally:
-                fired = self._waiter.done()
+                timer.cancel()
                 self._waiter = None
             if not fired:
                 return []
 
-    def _initial_part(self) -> list[Event | Signal]:
+    def _initial_part(self) -> list[Entry]:
         assert self._initial is not None
-        out: list[Event | Signal] = []
+        out: list[Entry] = []
         sel = self.selection
         while self._initial and len(out) < BATCH:
             record = self._initial.popleft()
@@ -316,6 +367,11 @@ class Watcher:
             self.hub.add(self)
 
 
+def _settle(waiter: asyncio.Future[bool], fired: bool) -> None:
+    if not waiter.done():
+        waiter.set_result(fired)
+
+
 class WatchHub:
     """A process's watchers and the one reader of the change log that feeds them."""
 
@@ -344,6 +400,8 @@ class WatchHub:
         self._task: asyncio.Task[None] | None = None
         self._closed: APIError | None = None
         self._rechecking: asyncio.Task[None] | None = None
+        #: Watchers with entries to write at the end of the current batch.
+        self.dirty: set[Watcher] = set()
 
     # -- the registry ---------------------------------------------------------------------
 
@@ -415,7 +473,7 @@ class WatchHub:
     async def _run(self) -> None:
         marker = self.storage.change_marker()
         seen_marker = marker
-        next_poll = next_recheck = time.monotonic()
+        next_poll = next_recheck = next_read = time.monotonic()
         next_trim = time.monotonic() + self.trim_every_s
         generation = await self._safe_generation()
         while self._closed is None:
@@ -431,10 +489,17 @@ class WatchHub:
                 due = self._wake.is_set() or time.monotonic() >= next_poll or marker != seen_marker
             now = time.monotonic()
             if due:
+                if now < next_read:  # under a stream of writes, batches come at most this often
+                    await asyncio.sleep(next_read - now)
+                    now = time.monotonic()
                 self._wake.clear()
-                seen_marker = marker
+                seen_marker = self.storage.change_marker() if marker is not None else None
                 next_poll = now + self.poll_s
                 await self._read()
+                # The fan-out takes at most about 1 / FANOUT_SHARE of the loop under a stream of
+                # writes: the busier it is, the more changes each batch (and each write) carries.
+                spent = time.monotonic() - now
+                next_read = now + max(MIN_BATCH_S, spent * FANOUT_SHARE)
             if now >= next_recheck:
                 next_recheck = now + RECHECK_S
                 moved = await self._safe_generation()
@@ -468,14 +533,24 @@ class WatchHub:
             log.warning("watch: cannot read the change log (%s)", exc)
 
     def _deliver(self, batch: list[Change]) -> None:
+        """Offer ``batch`` to the watchers of each change's org and kind, in seq order per
+        watcher: a watcher that takes every change of its kind takes the batch's as one entry."""
+        by_kind: dict[tuple[str, str], list[Event]] = {}
         for change in batch:
             key = change.key
-            group = self._by_kind.get((key.org, key.kind))
-            if group:
-                event = Event(change)
-                for watcher in list(group):
-                    watcher.offer(event)
-            self.last_seq = change.seq
+            if (key.org, key.kind) in self._by_kind:
+                by_kind.setdefault((key.org, key.kind), []).append(Event(change))
+        for group_key, events in by_kind.items():
+            shared = Shared(events)
+            for watcher in list(self._by_kind.get(group_key, ())):
+                if not watcher.take_shared(shared):
+                    for event in events:
+                        watcher.offer(event)
+        self.last_seq = batch[-1].seq
+        dirty, self.dirty = self.dirty, set()
+        for watcher in dirty:
+            if watcher.flush is not None and not watcher.done:
+                watcher.flush(watcher)
 
     def _recheck_all(self) -> None:
         """Judge every watcher again (the access generation moved), off the reading loop."""

@@ -303,8 +303,17 @@ class PlinthApp:
             raw = await read_body(scope, receive, req, self.settings.max_body_bytes, self.settings.request_timeout)
             body = decode_json(req, raw)
         if self.hub is not None and watch_stream.requested(req, info):
+            connection = scope.get("extensions", {}).get(protocol.CONNECTION_EXTENSION)
             return await watch_stream.open_stream(
-                self.services, self.hub, self.settings, req, info, body, who, lambda: self._authenticate(req)
+                self.services,
+                self.hub,
+                self.settings,
+                req,
+                info,
+                body,
+                who,
+                lambda: self._authenticate(req),
+                connection,
             )
         reply = await dispatch(self.services, req, info, body, who)
         if req.method != "GET" and self.watcher is not None:

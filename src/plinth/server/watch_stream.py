@@ -27,7 +27,7 @@ from typing import Any
 from plinth.auth.principal import Principal
 from plinth.engine.access import Access
 from plinth.engine.requestinfo import RequestInfo
-from plinth.engine.watch import Event, Signal, Watcher, WatchHub
+from plinth.engine.watch import Entry, Event, Shared, Signal, Watcher, WatchHub
 from plinth.engine.watch_start import parse_version, selection_for, start_watch
 from plinth.errors import BadRequest, TooManyRequests
 from plinth.server.errors import render_error
@@ -71,8 +71,14 @@ def event_json(entry: Event | Signal, request_id: str) -> bytes:
     return f'{{"type":"BOOKMARK","resourceVersion":"{entry.seq}"{extra}}}'.encode()
 
 
-def encode(entry: Event | Signal, form: str, request_id: str) -> bytes:
-    """One event in ``form``; a change's encoding is kept on it for the other streams."""
+def encode(entry: Entry, form: str, request_id: str) -> bytes:
+    """One entry in ``form``; a change's (or a batch's) encoding is kept on it for the other
+    streams."""
+    if isinstance(entry, Shared):
+        joined = entry.encoded.get(form)
+        if joined is None:
+            joined = entry.encoded[form] = b"".join(encode(e, form, request_id) for e in entry.events)
+        return joined
     if isinstance(entry, Event):
         cached = entry.encoded.get(form)
         if cached is not None:
@@ -98,6 +104,7 @@ async def open_stream(
     body: object,
     who: Principal,
     reauthenticate: Callable[[], Awaitable[Principal]],
+    connection: Any = None,
 ) -> Reply:
     """The reply of a watch request: its checks happen here (400, 404, 403, 410, 429 answer as
     usual), then the stream runs as the reply's ``stream``."""
@@ -135,18 +142,78 @@ async def open_stream(
     form = encoding_of(req)
     headers = [(b"cache-control", b"no-cache"), (b"x-accel-buffering", b"no")]
 
+    out = Out(send=None, connection=connection)
+    if connection is not None:
+        watcher.flush = direct_flush(connection, form, req.request_id, settings.watch_buffer_bytes, hub)
+        connection.on_lost(lambda: watcher.end(None))
+
     async def stream(send: Any, receive: Any) -> None:
-        await run(watcher, form, settings.watch_bookmark_s, req.request_id, send, receive)
+        out.send = send
+        await run(watcher, form, settings.watch_bookmark_s, req.request_id, out, receive)
 
     return Reply(200, b"", headers, CONTENT_TYPES[form], stream=stream)
 
 
-async def run(watcher: Watcher, form: str, bookmark_s: float, request_id: str, send: Any, receive: Any) -> None:
+def chunked(data: bytes) -> bytes:
+    """``data`` as one chunk of a chunked HTTP/1.1 body."""
+    return b"%x\r\n%b\r\n" % (len(data), data)
+
+
+class Out:
+    """Where a stream's chunks go: straight to the connection (``protocol.CONNECTION_EXTENSION``:
+    no task switch per write) when the server offers it, else through ASGI ``send``."""
+
+    def __init__(self, send: Any, connection: Any):
+        self.send = send
+        self.connection = connection
+
+    async def write(self, chunk: bytes) -> None:
+        """Write ``chunk`` once the client has taken what is buffered."""
+        if self.connection is None:
+            async with asyncio.timeout(SEND_TIMEOUT_S):
+                await self.send({"type": "http.response.body", "body": chunk, "more_body": True})
+            return
+        if self.connection.write_paused:
+            async with asyncio.timeout(SEND_TIMEOUT_S):
+                await self.connection.drain()
+        self.connection.write_framed(chunked(chunk))
+
+    async def finish(self) -> None:
+        async with asyncio.timeout(SEND_TIMEOUT_S):
+            await self.send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+def direct_flush(connection: Any, form: str, request_id: str, limit: int, hub: WatchHub) -> Callable[[Watcher], None]:
+    """What the hub calls at the end of a batch for a joined watcher with entries: write them at
+    once; a client that leaves more than ``limit`` bytes unread is cut off (``WatchTooSlow``)."""
+
+    def flush(watcher: Watcher) -> None:
+        entries = watcher.drain()
+        if not entries:
+            return
+        first = entries[0]
+        if len(entries) == 1 and isinstance(first, Shared):
+            # The common case: every watcher of the kind writes the same framed bytes.
+            framed = first.encoded.get(form + "/chunk")
+            if framed is None:
+                framed = first.encoded[form + "/chunk"] = chunked(encode(first, form, request_id))
+            buffered = connection.write_framed(framed)
+        else:
+            buffered = connection.write_framed(chunked(b"".join(encode(e, form, request_id) for e in entries)))
+        if buffered > limit:
+            watcher.end(hub.slow_error(limit))
+
+    return flush
+
+
+async def run(watcher: Watcher, form: str, bookmark_s: float, request_id: str, out: Out, receive: Any) -> None:
     """Send what ``watcher`` takes until it ends: a bookmark first (the version the stream
     starts from, so a client knows at once where it stands), then after ``bookmark_s`` of
-    silence."""
-    gone = asyncio.ensure_future(_disconnected(receive))
-    gone.add_done_callback(lambda _: watcher.end(None))
+    silence. With a direct connection the hub writes the live changes itself (``flush``)."""
+    gone: asyncio.Future[Any] | None = None
+    if out.connection is None:
+        gone = asyncio.ensure_future(_disconnected(receive))
+        gone.add_done_callback(lambda _: watcher.end(None))
     complete = False
     try:
         next_bookmark = time.monotonic()
@@ -157,23 +224,26 @@ async def run(watcher: Watcher, form: str, bookmark_s: float, request_id: str, s
             if not entries:
                 if time.monotonic() < next_bookmark:
                     continue
+                if out.connection is not None and out.connection.write_paused:
+                    next_bookmark = time.monotonic() + bookmark_s
+                    continue  # the client is behind: it has versions enough to resume from
                 entries.append(watcher.bookmark())
             next_bookmark = time.monotonic() + bookmark_s
             final = isinstance(entries[-1], Signal) and entries[-1].type == "ERROR"
-            chunk = b"".join(encode(e, form, request_id) for e in entries)
-            async with asyncio.timeout(SEND_TIMEOUT_S):
-                await send({"type": "http.response.body", "body": chunk, "more_body": not final})
+            await out.write(b"".join(encode(e, form, request_id) for e in entries))
             if final:
-                complete = True
-                return
+                break
+        complete = True
+        await out.finish()
     except TimeoutError:
-        complete = True  # the client stopped reading: returning incomplete makes uvicorn close it
+        pass  # the client stopped reading: returning incomplete makes uvicorn close the connection
     finally:
-        gone.cancel()
+        if gone is not None:
+            gone.cancel()
         watcher.end(None)
     if not complete:
         with contextlib.suppress(Exception):
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            await out.finish()
 
 
 async def _disconnected(receive: Any) -> None:
