@@ -30,9 +30,9 @@ def selection_for(engine: Engine, info: RequestInfo, query: Any | None) -> Selec
 
 def parse_version(raw: str | None) -> int | None:
     """A ``resourceVersion`` (or SSE ``Last-Event-ID``) as sent: digits, or absent."""
-    if raw is None or raw == "":
+    if raw is None:
         return None
-    if not raw.isdigit() or len(raw) > 18:
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 18:
         raise BadRequest("resourceVersion must be a version a watch or list answered", {"parameter": "resourceVersion"})
     return int(raw)
 

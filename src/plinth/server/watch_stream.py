@@ -44,14 +44,27 @@ SEND_TIMEOUT_S = 30.0
 
 
 def requested(req: Request, info: RequestInfo) -> bool:
-    """Whether the request asks for a watch; 400 for ``watch=true`` where there is none."""
+    """Whether the request asks for a watch; 400 for ``watch=true`` where there is none. On a
+    list or a query the watch parameters are checked even without ``watch`` (as documented)."""
+    on_list = info.action is None and not info.is_item and req.method == "GET"
+    on_query = info.action == "query" and not info.is_item and not info.action_args and req.method == "POST"
+    if on_list or on_query:
+        req.flag("sendInitialEvents")
+        start_version(req)
     if not req.flag("watch"):
         return False
-    on_list = info.action is None and not info.is_item and req.method == "GET"
-    on_query = info.action == "query" and not info.is_item and not info.action_args and req.method in ("GET", "POST")
     if not (on_list or on_query):
-        raise BadRequest("watch=true needs GET on a list path, or a -query", {"parameter": "watch"})
+        raise BadRequest("watch=true needs GET on a list path, or POST on -query", {"parameter": "watch"})
     return True
+
+
+def start_version(req: Request) -> int | None:
+    """``resourceVersion``, or else the ``Last-Event-ID`` an ``EventSource`` sends back."""
+    raw = req.param("resourceVersion")
+    if raw is None:
+        last_id = req.headers.get(b"last-event-id")
+        raw = last_id.decode("latin-1").strip() if last_id else None
+    return parse_version(raw)
 
 
 def encoding_of(req: Request) -> str:
@@ -111,11 +124,7 @@ async def open_stream(
     access = await access_for(svc, who, info)
     query = (body if body is not None else {}) if info.action == "query" else None
     selection = selection_for(svc.engine, info, query)
-    raw = req.param("resourceVersion")
-    if raw is None:
-        last_id = req.headers.get(b"last-event-id")
-        raw = last_id.decode("latin-1").strip() if last_id else None
-    version = parse_version(raw)
+    version = start_version(req)
     initial = req.flag("sendInitialEvents")
     if hub.count(who.link) >= settings.watch_limit:
         raise TooManyRequests(
