@@ -292,3 +292,22 @@ def test_a_server_shutdown_ends_streams_with_an_error(tmp_path_factory: pytest.T
         proc.stop()
         ended = reader.rest()
     assert ended[-1]["type"] == "ERROR" and ended[-1]["object"]["status"] == 503
+
+
+def test_every_worker_delivers_the_writes_of_the_others(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """SQLite with 2 workers: each has its own hub, woken by the shared change counter; writes
+    land on either worker and every watcher, on either, gets every one of them."""
+    workers = serving("sqlite", tmp_path_factory.mktemp("watch-workers"), ("--workers", "2"))
+    with workers as proc, proc.client() as api:
+        api.headers["Connection"] = "close"  # a connection per write, so either worker answers
+        readers = [_watch(proc, f"/org/{proc.org}/gvc") for _ in range(6)]  # the kernel spreads them
+        try:
+            for reader in readers:
+                reader.next()
+            for n in range(6):
+                _gvc(api, proc.org, f"w-workers-{n}")
+            seen = [named(reader.changes(6)) for reader in readers]
+        finally:
+            for reader in readers:
+                reader.close()
+    assert all(s == [("ADDED", f"w-workers-{n}") for n in range(6)] for s in seen)

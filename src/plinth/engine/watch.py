@@ -119,9 +119,10 @@ class Shared:
 
 #: What a watcher's queue holds.
 Entry = Event | Signal | Shared
-#: Writes a joined watcher's queued entries out at the end of each batch (the server's direct
-#: writer, ``server/watch_stream.py``); ``None``: the stream takes them itself.
-Flush = Callable[["Watcher"], None]
+#: Writes a joined watcher's entries out: a batch it takes whole (``Shared``) as it is offered,
+#: else what it queued, at the end of each batch (the server's direct writer,
+#: ``server/watch_stream.py``); ``None``: the stream takes them itself.
+Flush = Callable[["Watcher", "Shared | None"], None]
 
 
 @dataclass(frozen=True)
@@ -237,7 +238,10 @@ class Watcher:
         if self.done or not self.sees_all or self.shown is not None or self.after >= first:
             return False
         self.after = shared.seq
-        self._push(shared, shared.size)
+        if self.flush is not None and self.joined and not self._queue:
+            self.flush(self, shared)  # the hot path: straight out, nothing queued
+        else:
+            self._push(shared, shared.size)
         return True
 
     def drain(self) -> list[Entry]:
@@ -550,7 +554,7 @@ class WatchHub:
         dirty, self.dirty = self.dirty, set()
         for watcher in dirty:
             if watcher.flush is not None and not watcher.done:
-                watcher.flush(watcher)
+                watcher.flush(watcher, None)
 
     def _recheck_all(self) -> None:
         """Judge every watcher again (the access generation moved), off the reading loop."""

@@ -154,7 +154,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         if transport.is_closing():
             return 0
         transport.write(data)
-        return int(transport.get_write_buffer_size())
+        return transport.get_write_buffer_size()
 
     @property
     def write_paused(self) -> bool:

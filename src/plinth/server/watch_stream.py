@@ -192,24 +192,27 @@ class Out:
             await self.send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
-def direct_flush(connection: Any, form: str, request_id: str, limit: int, hub: WatchHub) -> Callable[[Watcher], None]:
-    """What the hub calls at the end of a batch for a joined watcher with entries: write them at
-    once; a client that leaves more than ``limit`` bytes unread is cut off (``WatchTooSlow``)."""
+def direct_flush(
+    connection: Any, form: str, request_id: str, limit: int, hub: WatchHub
+) -> Callable[[Watcher, Shared | None], None]:
+    """How the hub writes a joined watcher's changes (``engine/watch.py``'s ``Flush``): at once,
+    to the connection; a client that leaves more than ``limit`` bytes unread is cut off
+    (``WatchTooSlow``)."""
+    key = form + "/chunk"
+    write = connection.write_framed
 
-    def flush(watcher: Watcher) -> None:
-        entries = watcher.drain()
-        if not entries:
-            return
-        first = entries[0]
-        if len(entries) == 1 and isinstance(first, Shared):
-            # The common case: every watcher of the kind writes the same framed bytes.
-            framed = first.encoded.get(form + "/chunk")
+    def flush(watcher: Watcher, shared: Shared | None) -> None:
+        if shared is not None:
+            # The hot path: every watcher of the kind writes the same framed bytes.
+            framed = shared.encoded.get(key)
             if framed is None:
-                framed = first.encoded[form + "/chunk"] = chunked(encode(first, form, request_id))
-            buffered = connection.write_framed(framed)
+                framed = shared.encoded[key] = chunked(encode(shared, form, request_id))
         else:
-            buffered = connection.write_framed(chunked(b"".join(encode(e, form, request_id) for e in entries)))
-        if buffered > limit:
+            entries = watcher.drain()
+            if not entries:
+                return
+            framed = chunked(b"".join(encode(e, form, request_id) for e in entries))
+        if write(framed) > limit:
             watcher.end(hub.slow_error(limit))
 
     return flush
