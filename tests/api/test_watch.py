@@ -217,13 +217,20 @@ def test_a_watcher_sees_only_what_it_may_view_and_ends_with_403_when_the_right_g
     assert ended[-1]["object"]["status"] == 403
 
 
+def _granted_watch(server: ServerProcess, api: httpx.Client, account: str) -> tuple[str, WatchReader]:
+    """A key of a new service account allowed to view one GVC, and its first open watch of GVCs
+    (opened once the grant is known: the access generation is read every 0.5 s)."""
+    key = service_account_with_key(api, server.org, account)
+    _policy(api, server.org, account, account, [f"//gvc/{account}"])
+    deadline = time.monotonic() + 30
+    while (reader := _watch(server, f"/org/{server.org}/gvc", key)).status != 200 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return key, reader
+
+
 def test_a_revoked_key_ends_its_streams_with_401(server: ServerProcess, api: httpx.Client, unique: str) -> None:
     org = server.org
-    key = service_account_with_key(api, org, unique)
-    _policy(api, org, unique, unique, [f"//gvc/{unique}"])
-    deadline = time.monotonic() + 30
-    while (reader := _watch(server, f"/org/{org}/gvc", key)).status != 200 and time.monotonic() < deadline:
-        time.sleep(0.1)
+    key, reader = _granted_watch(server, api, unique)
     with reader:
         reader.next()
         ok(api.patch(f"/org/{org}/serviceaccount/{unique}", json={"$drop/keys": [key.split(".")[0]]}))
@@ -233,11 +240,7 @@ def test_a_revoked_key_ends_its_streams_with_401(server: ServerProcess, api: htt
 
 def test_a_principal_holds_a_bounded_number_of_watches(server: ServerProcess, api: httpx.Client, unique: str) -> None:
     org = server.org
-    key = service_account_with_key(api, org, unique)
-    _policy(api, org, unique, unique, [f"//gvc/{unique}"])
-    deadline = time.monotonic() + 30
-    while (first := _watch(server, f"/org/{org}/gvc", key)).status != 200 and time.monotonic() < deadline:
-        time.sleep(0.1)
+    key, first = _granted_watch(server, api, unique)
     readers = [first] + [_watch(server, f"/org/{org}/gvc", key) for _ in range(LIMIT - 1)]
     try:
         assert [r.status for r in readers] == [200] * LIMIT

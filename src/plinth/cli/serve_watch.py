@@ -9,60 +9,50 @@ import click
 
 from plinth.server import settings as s
 
-_OPTIONS = (
-    click.option(
+#: flag, Settings field (its environment variable is PLINTH_ + the field in capitals), type,
+#: default, help.
+_OPTIONS: tuple[tuple[str, str, click.ParamType, float, str], ...] = (
+    (
         "--watch-bookmark-interval",
         "watch_bookmark_s",
-        envvar="PLINTH_WATCH_BOOKMARK_S",
-        type=click.FloatRange(min=0.05),
-        default=s.WATCH_BOOKMARK_S,
-        show_default=True,
-        help="Seconds between a watch's BOOKMARK events (keeps idle streams alive through proxies)",
+        click.FloatRange(min=0.05),
+        s.WATCH_BOOKMARK_S,
+        "Seconds between a watch's BOOKMARK events (keeps idle streams alive through proxies)",
     ),
-    click.option(
+    (
         "--watch-limit",
         "watch_limit",
-        envvar="PLINTH_WATCH_LIMIT",
-        type=click.IntRange(min=1),
-        default=s.WATCH_LIMIT,
-        show_default=True,
-        help="Open watches per principal, per process (429 past it)",
+        click.IntRange(min=1),
+        s.WATCH_LIMIT,
+        "Open watches per principal, per process (429 past it)",
     ),
-    click.option(
+    (
         "--watch-buffer",
         "watch_buffer_bytes",
-        envvar="PLINTH_WATCH_BUFFER_BYTES",
-        type=click.IntRange(min=1024),
-        default=s.WATCH_BUFFER_BYTES,
-        show_default=True,
-        help="Bytes a watch may fall behind its changes before it ends with an ERROR event",
+        click.IntRange(min=1024),
+        s.WATCH_BUFFER_BYTES,
+        "Bytes a watch may fall behind its changes before it ends with an ERROR event",
     ),
-    click.option(
+    (
         "--watch-retention-count",
         "watch_retention_count",
-        envvar="PLINTH_WATCH_RETENTION_COUNT",
-        type=click.IntRange(min=1),
-        default=s.WATCH_RETENTION_COUNT,
-        show_default=True,
-        help="Changes the change log keeps for watches to resume from (410 for older versions)",
+        click.IntRange(min=1),
+        s.WATCH_RETENTION_COUNT,
+        "Changes the change log keeps for watches to resume from (410 for older versions)",
     ),
-    click.option(
+    (
         "--watch-retention-age",
         "watch_retention_age_s",
-        envvar="PLINTH_WATCH_RETENTION_AGE_S",
-        type=click.FloatRange(min=0),
-        default=s.WATCH_RETENTION_AGE_S,
-        show_default=True,
-        help="Seconds the change log keeps a change for watches to resume from",
+        click.FloatRange(min=0),
+        s.WATCH_RETENTION_AGE_S,
+        "Seconds the change log keeps a change for watches to resume from",
     ),
-    click.option(
+    (
         "--watch-trim-interval",
         "watch_trim_s",
-        envvar="PLINTH_WATCH_TRIM_S",
-        type=click.FloatRange(min=0.05),
-        default=s.WATCH_TRIM_S,
-        show_default=True,
-        help="Seconds between trims of the change log to its retention",
+        click.FloatRange(min=0.05),
+        s.WATCH_TRIM_S,
+        "Seconds between trims of the change log to its retention",
     ),
 )
 
@@ -70,6 +60,9 @@ _OPTIONS = (
 def watch_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Add the watch options; the command receives them as keyword arguments named as the
     :class:`Settings` fields."""
-    for option in reversed(_OPTIONS):
-        command = option(command)
+    for flag, field, kind, default, text in reversed(_OPTIONS):
+        envvar = f"PLINTH_{field.upper()}"
+        command = click.option(flag, field, envvar=envvar, type=kind, default=default, show_default=True, help=text)(
+            command
+        )
     return command
