@@ -19,6 +19,7 @@ When the database goes away the API answers 503 within seconds and recovers by i
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 import random
@@ -32,6 +33,7 @@ import orjson
 import psycopg
 from psycopg import errors as pgerrors
 from psycopg.adapt import Loader
+from psycopg.pq import TransactionStatus
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from yoyo.exceptions import LockTimeout
 
@@ -331,15 +333,25 @@ class PostgresStorage:
 
         async def apply_all(conn: psycopg.AsyncConnection) -> None:
             try:
-                async with conn.transaction():
+                await conn.execute("BEGIN")
+                try:
                     changes: list[tuple[Any, ...]] = []
                     for op in ops:
                         await self._apply(conn, op, changes)
-                    if changes:
-                        await self._append_changes(conn, changes)
-                    if keys:
-                        # Delivered at commit, to every replica's record cache (this one's too).
-                        await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload_for(keys)))
+                    # The tail in one flight (a pipeline): the change log's lock is held for one
+                    # round trip, not one per statement.
+                    async with conn.pipeline():
+                        if changes:
+                            await self._append_changes(conn, changes)
+                        if keys:
+                            # Delivered at commit, to every replica's record cache (this one's too).
+                            await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload_for(keys)))
+                        await conn.execute("COMMIT")
+                except BaseException:
+                    if conn.info.transaction_status != TransactionStatus.IDLE:
+                        with contextlib.suppress(Exception):
+                            await conn.execute("ROLLBACK")
+                    raise
             except ROLLED_BACK_BY_SERVER as exc:
                 raise _RolledBack(exc) from exc  # not a lost connection: keep it from _on_connection
 
@@ -485,13 +497,13 @@ class PostgresStorage:
         """The change log's rows, last in the transaction and under a transaction-scoped advisory
         lock: a seq is drawn only while no other transaction that drew one is still uncommitted
         (the lock is released after the commit is visible), so seq order is commit order and a
-        watcher that has read seq N can never later find a lower one commit. The section is
-        short (these inserts and the commit), and commits that NOTIFY are serialized by
-        PostgreSQL at commit already."""
+        watcher that has read seq N can never later find a lower one commit. ``commit`` sends
+        these, its NOTIFY and the COMMIT in one pipeline, so the lock is held for about one round
+        trip; commits that NOTIFY are serialized by PostgreSQL at commit already."""
         await conn.execute("SELECT pg_advisory_xact_lock(%s)", (CHANGES_LOCK_KEY,))
         at = time.time()
-        async with conn.cursor() as cursor:
-            await cursor.executemany(self._sql["INSERT_CHANGE"], [(*c, at) for c in changes])
+        for change in changes:
+            await conn.execute(self._sql["INSERT_CHANGE"], (*change, at))
 
     async def _apply(self, conn: psycopg.AsyncConnection, op: Operation, changes: list[tuple[Any, ...]]) -> None:
         q = self._sql
