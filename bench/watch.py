@@ -149,7 +149,7 @@ class Watchers:
 
 
 def _server_rss_kb(server: Running) -> float:
-    pids = [server.proc.pid, *server.workers()]
+    pids = {server.proc.pid, *server.workers()}  # with 1 worker, uvicorn serves in the process itself
     return sum(rss_mb(pid) or 0.0 for pid in pids) * 1000
 
 
@@ -159,6 +159,7 @@ def _paced_writes(api: httpx.Client, path: str) -> dict[int, float]:
         ok(api.patch(path, json={"description": f"bench-{n}"}))
         answered[n] = time.monotonic()
         time.sleep(DELAY_PAUSE_S)
+    time.sleep(1.0)  # the last write's events on their way (a miss is one that never arrives)
     return answered
 
 

@@ -499,11 +499,13 @@ class WatchHub:
                 self._wake.clear()
                 seen_marker = self.storage.change_marker() if marker is not None else None
                 next_poll = now + self.poll_s
-                await self._read()
-                # The fan-out takes at most about 1 / FANOUT_SHARE of the loop under a stream of
-                # writes: the busier it is, the more changes each batch (and each write) carries.
-                spent = time.monotonic() - now
-                next_read = now + max(MIN_BATCH_S, spent * FANOUT_SHARE)
+                read = await self._read()
+                # Under a stream of writes (a batch of several changes), the next batch waits so
+                # that the fan-out takes at most about 1 / FANOUT_SHARE of the loop: the busier
+                # it is, the more changes each write to a watcher carries. A lone change, the
+                # usual case, goes out at once.
+                if read > 1:
+                    next_read = now + max(MIN_BATCH_S, (time.monotonic() - now) * FANOUT_SHARE)
             if now >= next_recheck:
                 next_recheck = now + RECHECK_S
                 moved = await self._safe_generation()
@@ -521,20 +523,24 @@ class WatchHub:
         except StorageError:
             return None
 
-    async def _read(self) -> None:
+    async def _read(self) -> int:
+        """Deliver what the log holds after ``last_seq``; how many changes that was."""
+        read = 0
         try:
             if not self._by_kind:
                 self.last_seq = max(self.last_seq, (await self.storage.change_bounds()).last)
-                return
+                return 0
             while True:
                 batch = await self.storage.changes(self.last_seq, BATCH)
+                read += len(batch)
                 if not batch:
-                    return
+                    return read
                 self._deliver(batch)
                 if len(batch) < BATCH:
-                    return
+                    return read
         except StorageError as exc:
             log.warning("watch: cannot read the change log (%s)", exc)
+            return read
 
     def _deliver(self, batch: list[Change]) -> None:
         """Offer ``batch`` to the watchers of each change's org and kind, in seq order per
