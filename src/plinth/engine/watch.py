@@ -53,7 +53,7 @@ BATCH = 500
 #: The shortest time between two batches: under a stream of writes, each watcher gets one write
 #: (of all the changes since the last) per this much, not one per change.
 MIN_BATCH_S = 0.02
-FANOUT_SHARE = 5
+FANOUT_SHARE = 8
 #: Seconds between looks at the access generation, for :meth:`Watcher.recheck`.
 RECHECK_S = 0.25
 
