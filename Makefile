@@ -44,6 +44,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.authz
 	$(BIN)/python -m bench.workloads
 	$(BIN)/python -m bench.replicas
+	$(BIN)/python -m bench.watch
 	$(BIN)/python -m bench.cli_startup
 	$(BIN)/python -m bench.backup
 	$(BIN)/python -m bench.apply

@@ -88,9 +88,17 @@ def secrets_key_file(store: Store) -> Path:
 
 
 def start_plinth(
-    procs: Processes, store: Store, workers: int, org: str, access_log: bool, logs: Path, name: str
+    procs: Processes,
+    store: Store,
+    workers: int,
+    org: str,
+    access_log: bool,
+    logs: Path,
+    name: str,
+    extra_args: tuple[str, ...] = (),
 ) -> Running:
-    """``python -m plinth serve``; its stderr (the JSON access log, when on) goes to a file."""
+    """``python -m plinth serve`` (with ``extra_args``); its stderr (the JSON access log, when
+    on) goes to a file."""
     port = free_port()
     argv = [sys.executable, "-m", "plinth", "serve", "--host", "127.0.0.1", "--port", str(port)]
     argv += ["--data-dir", str(store.data_dir), "--org", org, "--workers", str(workers)]
@@ -99,6 +107,7 @@ def start_plinth(
     argv += ["--rate-limit", "1000000", "--rate-burst", "1000000"]
     if store.database_url:
         argv += ["--database-url", store.database_url, "--secrets-key-file", str(secrets_key_file(store))]
+    argv += list(extra_args)
     running = _start(procs, argv, port, workers, logs, name, child_env())
     running.database = store.database_name
     return running

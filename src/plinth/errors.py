@@ -125,6 +125,14 @@ class Conflict(APIError):
     code = "conflict"
 
 
+class Gone(APIError):
+    """A watch asked to resume from a version the change log no longer holds (or never held):
+    the client lists again and watches from the list's version (docs/watch.md)."""
+
+    status = 410
+    code = "list_again"
+
+
 class PayloadTooLarge(APIError):
     status = 413
     code = "payload_too_large"
@@ -138,6 +146,14 @@ class UnsupportedMediaType(APIError):
 class TooManyRequests(APIError):
     status = 429
     code = "too_many_requests"
+
+
+class WatchTooSlow(APIError):
+    """A watch's buffer passed its bound: the client reads slower than the changes come. It
+    resumes from the last version it read (docs/watch.md)."""
+
+    status = 429
+    code = "watch_too_slow"
 
 
 class HeadersTooLarge(APIError):
@@ -161,6 +177,7 @@ __all__ = [
     "Conflict",
     "FieldError",
     "Forbidden",
+    "Gone",
     "HeadersTooLarge",
     "MethodNotAllowed",
     "NotFound",
@@ -171,5 +188,6 @@ __all__ = [
     "Unauthorized",
     "UnsupportedMediaType",
     "ValidationFailed",
+    "WatchTooSlow",
     "not_found",
 ]

@@ -169,6 +169,27 @@ def test_every_kind_has_exactly_its_paths_and_operations(doc: dict[str, Any]) ->
         assert documented == expected_operations(kind), kind.name
 
 
+def test_every_list_and_query_documents_its_watch(doc: dict[str, Any]) -> None:
+    """?watch=true on lists and POST -query (docs/watch.md): its parameters, 410 and the two
+    stream encodings of WatchEvent."""
+    watchable = [
+        op
+        for path, method, op in operations(doc)
+        if (method, op["operationId"][:4]) in (("get", "list"), ("post", "quer")) and "{name}" not in path
+    ]
+    assert len(watchable) > 2 * len(REGISTRY) - 5
+    for op in watchable:
+        names = {p["$ref"].rsplit("/", 1)[-1] for p in op["parameters"]}
+        assert {"Watch", "ResourceVersion", "SendInitialEvents", "LastEventId"} <= names, op["operationId"]
+        assert "410" in op["responses"], op["operationId"]
+        content = op["responses"]["200"]["content"]
+        assert content["application/x-ndjson"]["schema"] == {"$ref": "#/components/schemas/WatchEvent"}
+        assert "text/event-stream" in content
+    assert doc["components"]["responses"]["Error410"]["content"]["application/json"]["schema"]["allOf"][1][
+        "properties"
+    ]["code"] == {"enum": ["list_again"]}
+
+
 def test_a_kind_with_fewer_verbs_gets_fewer_operations() -> None:
     base = next(k for k in REGISTRY.values() if k.scope == "gvc")
     widget = replace(base, name="widget", title="Widget", verbs=frozenset({"get", "list"}))

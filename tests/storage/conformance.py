@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 import orjson
 
 from plinth.storage.base import Delete, Key, Operation, Put, SetMeta, Storage, StorageError, Tally
-from tests.storage import conformance_query
+from tests.storage import conformance_changes, conformance_query
 from tests.storage.records import (
     assert_same,
     create,
@@ -283,4 +283,5 @@ CHECKS: list[Check] = [
     run_tally_counts_up_to_the_ceiling_and_down_to_zero,
     run_tally_never_gives_the_last_unit_twice,
     *conformance_query.CHECKS,
+    *conformance_changes.CHECKS,
 ]

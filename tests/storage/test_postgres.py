@@ -12,7 +12,7 @@ import pytest
 
 from plinth.storage import open_storage
 from plinth.storage.base import Put, Storage, StorageError
-from plinth.storage.postgres import PostgresStorage
+from plinth.storage.postgres import CHANGES_LOCK_KEY, PostgresStorage
 from tests.aio import RunAsync
 from tests.storage import conformance
 from tests.storage.property_query import run_filters_agree_with_evaluator
@@ -169,3 +169,37 @@ def test_a_commit_chosen_as_a_deadlock_victim_is_run_again(
     run_async(scenario())
     assert_same(run_async(store.get(first.key)), next_version(first))
     assert_same(run_async(store.get(second.key)), next_version(second))
+
+
+def test_change_seqs_are_drawn_in_commit_order(store: PostgresStorage, fresh_pg_url: str, run_async: RunAsync) -> None:
+    """A transaction that drew a change seq and has not committed holds every other writer back
+    from drawing one: no reader can see a later seq while an earlier one may still commit
+    (the anomaly BIGSERIAL alone allows, docs/watch.md)."""
+
+    async def scenario() -> list[tuple[str, int]]:
+        org = new_org()
+        await create(store, [make_record(org, "first")])
+        slow = await psycopg.AsyncConnection.connect(fresh_pg_url)
+        try:
+            # What PostgresStorage does at the end of a commit, left uncommitted.
+            await slow.execute("SELECT pg_advisory_xact_lock(%s)", (CHANGES_LOCK_KEY,))
+            cursor = await slow.execute(
+                "INSERT INTO changes (org, kind, parent, name, type, doc, at)"
+                " VALUES (%s, 'thing', '', 'slow', 'ADDED', '{}', 0) RETURNING seq",
+                (org,),
+            )
+            row = await cursor.fetchone()
+            assert row is not None
+            fast = asyncio.create_task(store.commit([Put(make_record(org, "fast"), None)]))
+            await asyncio.sleep(0.3)
+            assert not fast.done(), "a writer drew a seq while an earlier one was uncommitted"
+            assert [c for c in await store.changes(row[0] - 1, 10) if c.key.org == org] == []
+            await slow.commit()
+            await fast
+        finally:
+            await slow.close()
+        return [(c.key.name, c.seq) for c in await store.changes(0, 1000) if c.key.org == org]
+
+    seen = run_async(scenario())
+    assert [name for name, _ in seen] == ["first", "slow", "fast"]
+    assert [seq for _, seq in seen] == sorted(seq for _, seq in seen)

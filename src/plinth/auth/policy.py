@@ -143,6 +143,14 @@ class PolicySet:
             for policy in self._by_kind.get(kind, ())
         )
 
+    def grants_any(self, identities: frozenset[str], permission: str, kind: str) -> bool:
+        """True when some policy grants ``permission`` on some items of ``kind`` (a watch's right)."""
+        return any(
+            permission in b.permissions and b.principals & identities
+            for policy in self._by_kind.get(kind, ())
+            for b in policy.bindings
+        )
+
     def allowed(
         self,
         identities: frozenset[str],

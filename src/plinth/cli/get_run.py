@@ -12,7 +12,7 @@ from plinth.cli.rest_run import RestCall, collect_pages, note_more, open_client,
 from plinth.cli.settings import RequestFlags, context_value, resolve
 from plinth.cli.state import RunState
 
-WATCH_MISSING = "--watch needs the watch stream of 'plinth rest get --watch', which this build does not have yet"
+WATCH_NAMES = "--watch follows a whole list: give the kind without names (a list watch shows each item's changes)"
 
 
 def run_get(
@@ -33,23 +33,12 @@ def run_get(
     if names and gvc_scoped(kind) and not gvc:
         raise CliError(f"A {kind} lives in a GVC: give --gvc, set $PLINTH_GVC, or set one in the profile")
     if watch:
-        return watch_hook(
-            state, RestCall("get", item_path(kind, org, gvc, names[0] if len(names) == 1 else None), flags)
-        )
+        if names:
+            raise CliError(WATCH_NAMES)
+        return run_rest(state, RestCall("get", item_path(kind, org, gvc, None), flags, watch="all"))
     if len(names) <= 1:
         return run_rest(state, RestCall("get", item_path(kind, org, gvc, names[0] if names else None), flags))
     _get_several(state, kind, org, gvc, names, flags)
-
-
-def watch_hook(state: RunState, call: RestCall) -> None:
-    """``plinth get --watch``: the watch stream is ``plinth rest get --watch``'s (issue 12), which
-    is to provide ``rest_run.watch_rest(state, call)``; this only hands it the path built here."""
-    from plinth.cli import rest_run
-
-    watch_rest = getattr(rest_run, "watch_rest", None)
-    if watch_rest is None:
-        raise CliError(WATCH_MISSING)
-    watch_rest(state, call)
 
 
 def _get_several(

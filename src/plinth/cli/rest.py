@@ -120,6 +120,16 @@ def body_option(function: F) -> F:
     )(function)
 
 
+def watch_options(function: F) -> F:
+    """``get``'s watch flags (cli/rest_watch.py)."""
+    function = click.option(
+        "--watch-only", "watch_only", is_flag=True, help="Print changes as they happen, without the current items"
+    )(function)
+    return click.option(
+        "--watch", "-w", "watch", is_flag=True, help="Print the current items, then each change as it happens"
+    )(function)
+
+
 def flags_from(options: dict[str, Any]) -> RequestFlags:
     return RequestFlags(
         profile=options["profile"],
@@ -145,12 +155,15 @@ def make_command(verb: str) -> click.Command:
             flags=flags_from(options),
             file=options.get("file"),
             headers=tuple(options["headers"]),
+            watch="only" if options.get("watch_only") else "all" if options.get("watch") else None,
         )
         run_rest(click.get_current_context().find_root().obj, call)
 
     function: F = callback
     if verb in WITH_BODY:
         function = body_option(function)
+    if verb == "get":
+        function = watch_options(function)
     function = request_options(function)
     return click.command(verb, help=DESCRIPTIONS[verb], short_help=DESCRIPTIONS[verb])(function)
 

@@ -36,6 +36,8 @@ class RestCall:
     flags: RequestFlags
     file: str | None = None
     headers: tuple[str, ...] = ()
+    #: ``get --watch`` (``all``: the current items first) or ``--watch-only`` (``only``).
+    watch: str | None = None
 
 
 def user_agent() -> str:
@@ -93,6 +95,12 @@ def run_rest(state: RunState, call: RestCall) -> None:
     client = open_client(state, settings)
     try:
         more = False
+        if call.watch is not None:
+            from plinth.cli.rest_watch import EventPrinter, run_watch
+
+            printer = EventPrinter(settings.output, render_context(state, settings), state.env.stdout)
+            run_watch(state, client, call.path, headers, printer, initial=call.watch == "all")
+            return
         if call.verb == "get":
             doc = client.request("GET", call.path, extra_headers=headers).json()
             doc, more = collect_pages(client, doc, settings.max, headers)

@@ -18,9 +18,11 @@ import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import click
 
+from plinth.cli.serve_watch import watch_options
 from plinth.cli.transfer import secrets_key_file_option
 from plinth.kinds.base import DEFAULT_BASE_DOMAIN
 from plinth.server.settings import RATE_BURST, RATE_LIMIT, REQUEST_TIMEOUT_S, SHUTDOWN_GRACE_S, Settings
@@ -176,6 +178,7 @@ def _announce(settings: Settings, key: str | None, org: str, waiting: bool = Fal
     default=False,
     help="Serve /metrics without a token, to anyone who can reach the port",
 )
+@watch_options
 @click.option("--init-profile", default=None, help="Create this CLI profile for the server when no profile exists")
 def serve_command(
     host: str,
@@ -200,6 +203,7 @@ def serve_command(
     metrics_token_file: Path | None,
     metrics_public: bool,
     init_profile: str | None,
+    **watch: Any,
 ) -> None:
     """Run the API server (SQLite in --data-dir unless --database-url names PostgreSQL)."""
     if bool(tls_cert) != bool(tls_key):
@@ -228,6 +232,7 @@ def serve_command(
         shutdown_grace=shutdown_grace,
         metrics_token_file=str(metrics_token_file.resolve()) if metrics_token_file else None,
         metrics_public=metrics_public,
+        **watch,
     )
     _check_metrics(settings)
     with _listening(settings) as (sock, settings), _metrics_directory():

@@ -22,7 +22,7 @@ import socket
 import ssl
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -164,26 +164,48 @@ class ApiClient:
         self._connections.clear()
 
     def _connection(self, url: str) -> tuple[http.client.HTTPConnection, str]:
-        parts = urlsplit(url)
-        scheme = parts.scheme or "http"
-        host = parts.hostname or "127.0.0.1"
-        port = parts.port or (443 if scheme == "https" else 80)
-        target = parts.path or "/"
-        if parts.query:
-            target += "?" + parts.query
-        key = (scheme, host, port)
+        key, target = _address(url)
         connection = self._connections.get(key)
         if connection is None:
-            if scheme == "https":
-                context = ssl.create_default_context()
-                if self.insecure:
-                    context.check_hostname = False
-                    context.verify_mode = ssl.CERT_NONE
-                connection = http.client.HTTPSConnection(host, port, timeout=self.timeout, context=context)
-            else:
-                connection = http.client.HTTPConnection(host, port, timeout=self.timeout)
-            self._connections[key] = connection
+            connection = self._connections[key] = self._connect(key)
         return connection, target
+
+    def _connect(self, key: tuple[str, str, int]) -> http.client.HTTPConnection:
+        scheme, host, port = key
+        if scheme == "https":
+            context = ssl.create_default_context()
+            if self.insecure:
+                context.check_hostname = False
+                context.verify_mode = ssl.CERT_NONE
+            return http.client.HTTPSConnection(host, port, timeout=self.timeout, context=context)
+        return http.client.HTTPConnection(host, port, timeout=self.timeout)
+
+    def stream_lines(self, prepared: PreparedRequest) -> Iterator[bytes]:
+        """Send once on a connection of its own and yield the answer's body line by line as it
+        arrives (a watch); a non-2xx answer raises as :meth:`send` does, without retries, and a
+        lost connection raises :class:`TransportError` (the caller decides whether to resume)."""
+        for observer in self.on_request if prepared.notify else []:
+            observer(prepared)
+        key, target = _address(prepared.url)
+        connection = self._connect(key)
+        try:
+            try:
+                connection.putrequest(prepared.method, target, skip_accept_encoding=True)
+                for name, value in prepared.headers:
+                    connection.putheader(name, value)
+                if prepared.body is not None:
+                    connection.putheader("Content-Length", str(len(prepared.body)))
+                connection.endheaders(prepared.body)
+                raw = connection.getresponse()
+                if not 200 <= raw.status < 300:
+                    headers = [(k.lower(), v) for k, v in raw.getheaders()]
+                    raise error_from_response(Response(raw.status, raw.reason, headers, raw.read(), prepared.url))
+                while line := raw.readline():
+                    yield line
+            except (OSError, http.client.HTTPException) as error:
+                raise _transport_error(error, prepared.url) from error
+        finally:
+            connection.close()
 
     def _send_once(self, prepared: PreparedRequest) -> Response:
         for observer in self.on_request if prepared.notify else []:
@@ -226,6 +248,18 @@ class ApiClient:
         if raw.will_close:
             connection.close()
         return Response(raw.status, raw.reason, headers, body, prepared.url)
+
+
+def _address(url: str) -> tuple[tuple[str, str, int], str]:
+    """The connection key (scheme, host, port) of ``url`` and the request target on it."""
+    parts = urlsplit(url)
+    scheme = parts.scheme or "http"
+    host = parts.hostname or "127.0.0.1"
+    port = parts.port or (443 if scheme == "https" else 80)
+    target = parts.path or "/"
+    if parts.query:
+        target += "?" + parts.query
+    return (scheme, host, port), target
 
 
 _TLS_CODES = {

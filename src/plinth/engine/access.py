@@ -48,6 +48,11 @@ class Access(Protocol):
 
     def sees_every(self, kind: KindSpec, permission: str) -> bool: ...
 
+    def holds_any(self, kind: KindSpec, permission: str) -> bool:
+        """Whether some policy grants ``permission`` on some items of ``kind`` (a watch needs
+        ``view`` so; it ends with 403 when a policy change takes the last grant away)."""
+        ...
+
 
 def require(access: Access, kind: KindSpec, permission: str, href: str, stamp: Stamp, load: Loader) -> None:
     """Raise 403 naming the missing permission unless ``access`` allows it."""
@@ -68,6 +73,9 @@ class Unrestricted:
         return True
 
     def sees_every(self, kind: KindSpec, permission: str) -> bool:
+        return True
+
+    def holds_any(self, kind: KindSpec, permission: str) -> bool:
         return True
 
 
@@ -94,6 +102,9 @@ class PolicyAccess:
 
     def sees_every(self, kind: KindSpec, permission: str) -> bool:
         return self._policies.grants_everything(self._identities, permission, kind.name)
+
+    def holds_any(self, kind: KindSpec, permission: str) -> bool:
+        return self._policies.grants_any(self._identities, permission, kind.name)
 
 
 class AccessControl:
@@ -197,3 +208,6 @@ class OwnOrgOnly:
 
     def sees_every(self, kind: KindSpec, permission: str) -> bool:
         return kind.scope != "root" and self._inner.sees_every(kind, permission)
+
+    def holds_any(self, kind: KindSpec, permission: str) -> bool:
+        return self._inner.holds_any(kind, permission)

@@ -41,13 +41,13 @@ def _sort_value(record: Record, flt: Filter) -> Any:
     return None if isinstance(node, dict | list) else node
 
 
-def _parent_for(kind: KindSpec, info: RequestInfo) -> str | None:
+def parent_for(kind: KindSpec, info: RequestInfo) -> str | None:
     if kind.scope == "gvc":
         return info.gvc  # None: across every GVC of the org
     return ""
 
 
-def _org_column(kind: KindSpec, info: RequestInfo) -> str:
+def org_column(kind: KindSpec, info: RequestInfo) -> str:
     return "" if kind.scope == "root" else info.org or ""
 
 
@@ -101,9 +101,9 @@ async def list_items(
     kind = engine.kind_of(info)
     engine.require_verb(kind, "list")
     if info.org is not None and kind.scope != "root":
-        await _require_org(engine, info)
+        await require_org(engine, info)
     start = decode_cursor(cursor).start if cursor else None
-    request = ListRequest(_org_column(kind, info), kind.name, _parent_for(kind, info), limit, start)
+    request = ListRequest(org_column(kind, info), kind.name, parent_for(kind, info), limit, start)
     rows, last = await _page(engine, kind, request, access)
     self_href = list_href(kind, info.org, info.gvc)
     links = [{"rel": "self", "href": self_href}]
@@ -128,8 +128,8 @@ async def query_items(
     elif body is None:
         raise BadRequest("A query needs a body (POST) or a cursor (GET)")
     flt, normalised = parse_query(kind, body)
-    await _require_org(engine, info)
-    request = ListRequest(_org_column(kind, info), kind.name, _parent_for(kind, info), limit, start, flt)
+    await require_org(engine, info)
+    request = ListRequest(org_column(kind, info), kind.name, parent_for(kind, info), limit, start, flt)
     rows, last = await _page(engine, kind, request, access)
     base = f"{list_href(kind, info.org, info.gvc)}/-query"
     links = [{"rel": "self", "href": base}]
@@ -145,7 +145,7 @@ async def query_items(
     return _splice(head, docs, {"links": links, "query": normalised})
 
 
-async def _require_org(engine: Engine, info: RequestInfo) -> None:
+async def require_org(engine: Engine, info: RequestInfo) -> None:
     if info.org is None:
         return
     org_kind = engine.kinds["org"]

@@ -244,7 +244,7 @@ async def reseal(storage: Storage, kinds: Mapping[str, KindSpec], sealer: Sealer
             if new is None:
                 report.already += 1
             else:
-                puts.append(Put(new, record.version))
+                puts.append(Put(new, record.version, watched=False))
         if not puts:
             continue
         try:
@@ -266,7 +266,7 @@ async def _reseal_one_by_one(storage: Storage, kinds: Mapping[str, KindSpec], se
             if record is None or new is None:
                 break
             try:
-                await storage.commit([Put(new, record.version)])
+                await storage.commit([Put(new, record.version, watched=False)])
                 done += 1
                 break
             except StorageError as exc:

@@ -496,9 +496,9 @@ class Engine:
         """Seal ``values`` beside the item (a fresh nonce every write), or drop the sealed record
         when the item holds none; compare-and-swap on the sealed record's stored version."""
         if not values:
-            return [Delete(stored.key, stored.version)] if stored is not None else []
+            return [Delete(stored.key, stored.version, watched=False)] if stored is not None else []
         record = sealed.seal(self.sealer, t.kind, t.key, t.href, item_id, version, values)
-        return [Put(record, stored.version if stored is not None else None)]
+        return [Put(record, stored.version if stored is not None else None, watched=False)]
 
     def _feeds_referrers(self, kind: KindSpec) -> bool:
         """Whether items of ``kind`` feed other items' status by linking to them."""
@@ -555,7 +555,7 @@ class Engine:
             if t.kind.sealed:
                 sealed_record = await self._get(sealed.sealed_key(t.key), t, fresh=True)
                 if sealed_record is not None:
-                    ops.append(Delete(sealed_record.key, sealed_record.version))
+                    ops.append(Delete(sealed_record.key, sealed_record.version, watched=False))
             ops += forgotten
             ops += await owned_deletes(self.storage, t.kind, t.org, t.gvc, t.name)
             if t.kind.affects_access or forgotten:

@@ -72,6 +72,40 @@ def parameters() -> dict[str, Schema]:
             "description": "The token of a query result's 'next' link; it carries the query itself.",
             "schema": {"type": "string", "minLength": 1},
         },
+        "Watch": {
+            "name": "watch",
+            "in": "query",
+            "description": (
+                "true: answer with a stream of change events (WatchEvent) instead of a page: NDJSON, or "
+                "Server-Sent Events with Accept: text/event-stream (docs/watch.md)."
+            ),
+            "allowEmptyValue": True,
+            "schema": {"anyOf": [{"type": "boolean"}, {"type": "string", "pattern": FLAG_PATTERN}]},
+        },
+        "ResourceVersion": {
+            "name": "resourceVersion",
+            "in": "query",
+            "description": (
+                "With watch: start right after this version (an event's or a bookmark's); 410 list_again when "
+                "the change log no longer holds what follows it. Without: start now."
+            ),
+            "schema": {"type": "string", "pattern": "^[0-9]{1,18}$"},
+        },
+        "SendInitialEvents": {
+            "name": "sendInitialEvents",
+            "in": "query",
+            "description": (
+                "With watch: first send the current items as ADDED, then a BOOKMARK with initialEventsEnd."
+            ),
+            "allowEmptyValue": True,
+            "schema": {"anyOf": [{"type": "boolean"}, {"type": "string", "pattern": FLAG_PATTERN}]},
+        },
+        "LastEventId": {
+            "name": "Last-Event-ID",
+            "in": "header",
+            "description": "With watch: as resourceVersion (what a browser's EventSource sends when it reconnects).",
+            "schema": {"type": "string", "pattern": "^[0-9]{1,18}$"},
+        },
         "DryRun": {
             "name": "dryRun",
             "in": "query",
@@ -98,6 +132,23 @@ def headers() -> dict[str, Schema]:
             "schema": {"type": "string", "pattern": "^[1-9][0-9]*$"},
         },
     }
+
+
+#: The watch parameters of a list and of a query (``server/watch_stream.py``).
+WATCH_PARAMS = ("Watch", "ResourceVersion", "SendInitialEvents", "LastEventId")
+#: A watch may also answer 410 (list again) and 429 (too many watches); the stream's ERROR
+#: events carry the usual error body.
+WATCH_ERRORS = (410,)
+
+
+def _watchable(reply: Schema) -> Schema:
+    """``reply`` (a page) that also answers a watch: NDJSON or SSE events."""
+    reply["content"]["application/x-ndjson"] = {"schema": ref("WatchEvent")}
+    reply["content"]["text/event-stream"] = {
+        "schema": {"type": "string", "description": "id: <resourceVersion>, event: <type>, data: <WatchEvent>"}
+    }
+    reply["description"] += "; with watch=true, a stream of WatchEvent"
+    return reply
 
 
 def _reply(description: str, schema: str | None = None, location: bool = False) -> Schema:
@@ -173,9 +224,9 @@ class KindPaths:
             path["get"] = self._op(
                 f"list{plural(self.cap)}{suffix}",
                 f"List {plural(k.title)}{where}",
-                {"200": _reply("A page of items", f"{p}List")},
-                PAGED_ERRORS,
-                ("Limit", "Cursor"),
+                {"200": _watchable(_reply("A page of items", f"{p}List"))},
+                (*PAGED_ERRORS, *WATCH_ERRORS),
+                ("Limit", "Cursor", *WATCH_PARAMS),
             )
         if in_org:
             return path
@@ -238,8 +289,14 @@ class KindPaths:
     def _query(self, params: list[Schema], suffix: str = "") -> PathItem:
         k, p = self.kind, self.prefix
         result = {"200": _reply("A page of matching items", f"{p}QueryResult")}
+        watched = {"200": _watchable(_reply("A page of matching items", f"{p}QueryResult"))}
         post = self._op(
-            f"query{self.cap}{suffix}", f"Query {plural(k.title)}", result, BODY_ERRORS, ("Limit",), f"{p}Query"
+            f"query{self.cap}{suffix}",
+            f"Query {plural(k.title)}",
+            watched,
+            (*BODY_ERRORS, *WATCH_ERRORS),
+            ("Limit", *WATCH_PARAMS),
+            f"{p}Query",
         )
         get = self._op(
             f"continueQuery{self.cap}{suffix}",

@@ -162,6 +162,22 @@ def _shared() -> dict[str, Schema]:
             ["kind", "itemKind", "items", "links"],
         ),
         "Error": error,
+        "WatchEvent": _obj(
+            {
+                "type": {"type": "string", "enum": ["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"]},
+                "resourceVersion": {
+                    "type": "string",
+                    "pattern": "^[0-9]+$",
+                    "description": "Resume after this event with ?resourceVersion= (SSE: the id, Last-Event-ID).",
+                },
+                "object": {
+                    "description": "The item as a GET shows it (DELETED: its last state); ERROR: the error body."
+                },
+                "initialEventsEnd": {"const": True, "description": "On the BOOKMARK after the initial items."},
+            },
+            ["type"],
+            description="One event of a watch (?watch=true): a line of NDJSON, or an SSE event's data (docs/watch.md).",
+        ),
         "Discovery": _obj(
             {
                 "endpoints": {"type": "object", "additionalProperties": {"type": "string"}},

@@ -33,14 +33,15 @@ from plinth.auth.principal import Principal
 from plinth.engine.access import AccessControl
 from plinth.engine.requestinfo import parse_path
 from plinth.engine.service import Engine
+from plinth.engine.watch import WatchHub
 from plinth.errors import MethodNotAllowed, ServiceUnavailable, TooManyRequests, Unauthorized
 from plinth.kinds import REGISTRY
-from plinth.metrics import FLUSH_S, RATE_LIMITED, announce_build
+from plinth.metrics import FLUSH_S, RATE_LIMITED, WATCHERS, announce_build
 from plinth.metrics import flush as flush_metrics
 from plinth.runtime import make_runtime
 from plinth.sealing import Sealer
 from plinth.server import bootstrap as first_start
-from plinth.server import exporters, metrics, system
+from plinth.server import exporters, metrics, protocol, system, watch_stream
 from plinth.server.accesslog import AccessLog
 from plinth.server.draining import Drain
 from plinth.server.errors import render_error
@@ -63,6 +64,9 @@ OPEN_RETRY_FIRST_S = 0.25
 OPEN_RETRY_MAX_S = 2.0
 #: Seconds between log lines saying the store is still unreachable.
 STILL_WAITING_LOG_S = 30.0
+SHUTTING_DOWN = ServiceUnavailable(
+    "The server is shutting down; watch again from the last resourceVersion", headers={"Retry-After": "1"}
+)
 STARTING = "The server is starting: the data store is not reachable yet; try again shortly"
 log = logging.getLogger("plinth.server")
 
@@ -129,11 +133,12 @@ class PlinthApp:
         self._opening: asyncio.Task[None] | None = None
         self.limiter = RateLimiter(settings.rate_limit, settings.rate_burst) if settings.rate_limit > 0 else None
         self.sealer: Sealer | None = None
-        #: Set when this worker begins to stop; the watch stream joins with ``drain.on_drain``.
+        #: Set when this worker begins to stop; the watch hub joins with ``drain.on_drain``.
         self.drain = Drain()
         self.requests = RequestMeter()
         self._flusher: asyncio.TimerHandle | None = None
         self.metrics_token = settings.metrics_token()
+        self.hub: WatchHub | None = None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
@@ -158,6 +163,7 @@ class PlinthApp:
     def _flush_metrics(self, loop: asyncio.AbstractEventLoop) -> None:
         """Add this process's metric tallies to the values every worker shares, every
         ``FLUSH_S`` (``plinth.metrics``) until the loop closes."""
+        WATCHERS.set(len(self.hub.watchers()) if self.hub is not None else 0)
         flush_metrics()
         self._flusher = loop.call_later(FLUSH_S, self._flush_metrics, loop)
 
@@ -183,7 +189,29 @@ class PlinthApp:
         self.authenticator = KeyAuthenticator(storage, watcher)
         self.oidc = oidc_authenticator(self.settings, storage, watcher)
         self.services = Services(engine, AccessControl(storage, REGISTRY, watcher), SigningCache(storage))
+        self.hub = await self._start_hub(storage, watcher)
         self.storage, self.engine, self.watcher = storage, engine, watcher
+
+    async def _start_hub(self, storage: Storage, watcher: GenerationWatcher) -> WatchHub:
+        """The process's watch hub; its streams end with a 503 ERROR when the server shuts down
+        (uvicorn asks every connection to close first, then waits for them: the hook ends them)."""
+        s = self.settings
+        hub = WatchHub(
+            storage,
+            poll_s=s.watch_poll_s,
+            keep=s.watch_retention_count,
+            max_age_s=s.watch_retention_age_s,
+            trim_every_s=s.watch_trim_s,
+            generation=watcher.current,
+        )
+        await hub.start()
+        protocol.on_shutdown(lambda: hub.shutdown(SHUTTING_DOWN))
+
+        async def end_streams() -> None:  # SIGTERM: streams end at once, not at the grace's end
+            hub.shutdown(SHUTTING_DOWN)
+
+        self.drain.on_drain(end_streams)
+        return hub
 
     async def _open_when_reachable(self) -> None:
         delay, logged = OPEN_RETRY_FIRST_S, time.monotonic()
@@ -218,6 +246,8 @@ class PlinthApp:
                 await self._opening
             except BaseException:
                 pass
+        if self.hub is not None:
+            await self.hub.close(SHUTTING_DOWN)
         if self.storage is not None:
             await self.storage.close()
 
@@ -244,13 +274,14 @@ class PlinthApp:
         except Exception as exc:
             status, body, extra = render_error(exc, req.request_id)
             reply = Reply(status, body, [(k.lower().encode(), v.encode()) for k, v in extra.items()])
-        headers = [
-            (b"content-type", reply.content_type),
-            (b"x-request-id", req.request_id.encode()),
-            (b"content-length", str(len(reply.body)).encode()),
-        ]
+        headers = [(b"content-type", reply.content_type), (b"x-request-id", req.request_id.encode())]
+        if reply.stream is None:
+            headers.append((b"content-length", str(len(reply.body)).encode()))
         await send({"type": "http.response.start", "status": reply.status, "headers": headers + reply.headers})
-        await send({"type": "http.response.body", "body": reply.body})
+        if reply.stream is None:
+            await send({"type": "http.response.body", "body": reply.body})
+        else:
+            await reply.stream(send, receive)
         elapsed = time.perf_counter() - started
         self.requests.record(req.method, req.path, reply.status, elapsed)
         self.access_log.record(req.method, req.path, reply.status, elapsed, req.request_id)
@@ -314,6 +345,19 @@ class PlinthApp:
         if req.method in WITH_BODY:
             raw = await read_body(scope, receive, req, self.settings.max_body_bytes, self.settings.request_timeout)
             body = decode_json(req, raw)
+        if self.hub is not None and watch_stream.requested(req, info):
+            connection = scope.get("extensions", {}).get(protocol.CONNECTION_EXTENSION)
+            return await watch_stream.open_stream(
+                self.services,
+                self.hub,
+                self.settings,
+                req,
+                info,
+                body,
+                who,
+                lambda: self._authenticate(req),
+                connection,
+            )
         reply = await dispatch(self.services, req, info, body, who)
         if req.method != "GET" and self.watcher is not None:
             # This process may just have changed keys or policies: look again before the next request.

@@ -28,6 +28,7 @@ import asyncio
 import functools
 import uuid
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
@@ -65,6 +66,15 @@ def error_response(exc: APIError) -> bytes:
         b"connection: close\r\n\r\n",
     ]
     return b"".join(head) + body
+
+
+_SHUTDOWN_HOOKS: list[Callable[[], None]] = []
+
+
+def on_shutdown(hook: Callable[[], None]) -> None:
+    """Call ``hook`` when uvicorn begins a graceful shutdown (it asks each connection to close,
+    then waits for their responses to end: a watch's stream must be told to end)."""
+    _SHUTDOWN_HOOKS.append(hook)
 
 
 class HeadDeadlines:
@@ -110,8 +120,18 @@ def deadlines_of(loop: asyncio.AbstractEventLoop, timeout: float) -> HeadDeadlin
     return found
 
 
+#: The ASGI scope extension under which a request finds its connection (a watch writes its
+#: events straight to the transport: ``server/watch_stream.py``).
+CONNECTION_EXTENSION = "plinth.connection"
+
+
 class GuardedHttpToolsProtocol(HttpToolsProtocol):
-    """Caps the size of, and the time taken by, each request's line and headers."""
+    """Caps the size of, and the time taken by, each request's line and headers.
+
+    It also hands the app its connection (:data:`CONNECTION_EXTENSION`): :meth:`write_framed`
+    writes chunks of a chunked response without a task switch, :meth:`drain` waits for the
+    client to take what is buffered, and :meth:`on_lost` calls back when the connection goes.
+    """
 
     header_limit = MAX_HEADER_BYTES
 
@@ -124,6 +144,30 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._head_timeout = request_timeout()
         self._head_since: float | None = None  # loop time the current head began; None: not waiting
         self._deadlines: HeadDeadlines | None = None
+        self._lost_hooks: list[Callable[[], None]] | None = None
+
+    # -- what a streaming response uses (CONNECTION_EXTENSION) ----------------------------
+
+    def write_framed(self, data: bytes) -> int:
+        """Write ``data``, already framed as chunks of the current chunked response; returns the
+        bytes now buffered (the client has not taken yet)."""
+        transport = self.transport
+        if transport.is_closing():
+            return 0
+        transport.write(data)
+        return transport.get_write_buffer_size()
+
+    @property
+    def write_paused(self) -> bool:
+        return bool(self.flow.write_paused)
+
+    async def drain(self) -> None:
+        await self.flow.drain()
+
+    def on_lost(self, hook: Callable[[], None]) -> None:
+        if self._lost_hooks is None:
+            self._lost_hooks = []
+        self._lost_hooks.append(hook)
 
     # -- the guards ---------------------------------------------------------------------
 
@@ -181,6 +225,9 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         if self._deadlines is not None:
             self._deadlines.forget(self)
         super().connection_lost(exc)
+        hooks, self._lost_hooks = self._lost_hooks, None
+        for hook in hooks or ():
+            hook()
 
     def data_received(self, data: bytes) -> None:
         if self._rejected:
@@ -195,6 +242,11 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         super().data_received(data)
         if self._in_head and self._head_bytes > self.header_limit:
             self._too_large()
+
+    def shutdown(self) -> None:
+        for hook in _SHUTDOWN_HOOKS:
+            hook()
+        super().shutdown()
 
     def on_message_begin(self) -> None:
         if not self._rejected:
@@ -211,6 +263,8 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         if size > self.header_limit:
             self._too_large()  # the app never sees this request
             return
+        scope: dict[str, Any] = self.scope  # type: ignore[assignment]
+        scope["extensions"] = {**scope.get("extensions", {}), CONNECTION_EXTENSION: self}
         super().on_headers_complete()
 
     def on_body(self, body: bytes) -> None:

@@ -23,6 +23,15 @@ RATE_BURST = 2000
 #: On SIGTERM, how long in-flight requests may take to finish: well under the 30 s a supervisor
 #: (Kubernetes, systemd) usually waits before it kills, and far above what a request takes.
 SHUTDOWN_GRACE_S = 10
+#: Watches (docs/watch.md): the bookmark interval, streams per principal per process, the bytes a
+#: stream may fall behind, what the change log keeps (count and age), and the fallback poll.
+WATCH_BOOKMARK_S = 20.0
+WATCH_LIMIT = 100
+WATCH_BUFFER_BYTES = 1024 * 1024
+WATCH_RETENTION_COUNT = 100_000
+WATCH_RETENTION_AGE_S = 3600.0
+WATCH_POLL_S = 0.25
+WATCH_TRIM_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -63,6 +72,18 @@ class Settings:
     #: or anyone when ``metrics_public``; with neither, nobody.
     metrics_token_file: str | None = None
     metrics_public: bool = False
+    #: Watches: seconds between bookmarks, open streams per principal (per process; 429 past
+    #: it), bytes a stream may fall behind before it ends, how many changes and how many seconds
+    #: of them the change log keeps (410 for older), and seconds between looks at the log when
+    #: no notification came (PostgreSQL).
+    watch_bookmark_s: float = WATCH_BOOKMARK_S
+    watch_limit: int = WATCH_LIMIT
+    watch_buffer_bytes: int = WATCH_BUFFER_BYTES
+    watch_retention_count: int = WATCH_RETENTION_COUNT
+    watch_retention_age_s: float = WATCH_RETENTION_AGE_S
+    watch_poll_s: float = WATCH_POLL_S
+    #: Seconds between trims of the change log to its retention.
+    watch_trim_s: float = WATCH_TRIM_S
 
     def secrets_keys(self) -> OpenedKeys:
         """The keys that seal secrets (a SQLite store's first key is generated here); raises

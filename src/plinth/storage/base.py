@@ -63,12 +63,16 @@ class Put:
     record: Record
     expected_version: int | None
     refs: tuple[str, ...] = ()
+    #: Whether the change log (:meth:`Storage.changes`) records it: ``False`` for records no
+    #: watch may see (a kind's sealed values).
+    watched: bool = True
 
 
 @dataclass(frozen=True, slots=True)
 class Delete:
     key: Key
     expected_version: int
+    watched: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +126,30 @@ Operation = Put | Delete | AppendEvent | SetMeta | Tally
 class EventRecord:
     seq: int
     doc: bytes
+
+
+#: What a :class:`Change` did: a create, an update (a status-only rewrite included), a delete.
+ChangeType = Literal["ADDED", "MODIFIED", "DELETED"]
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One row of the change log: ``doc`` is the record as stored after the change (for a
+    delete, its last state). ``seq`` orders changes as they were committed."""
+
+    seq: int
+    key: Key
+    type: ChangeType
+    doc: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeBounds:
+    """What the change log can answer: changes after ``horizon`` (every seq up to it has been
+    trimmed), up to ``last`` (the newest committed seq, never below ``horizon``)."""
+
+    horizon: int
+    last: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +228,36 @@ class Storage(Protocol):
 
     async def get_meta(self, name: str) -> str | None:
         """The value :class:`SetMeta` stored under ``name``, or ``None``."""
+        ...
+
+    async def changes(self, after_seq: int, limit: int) -> list[Change]:
+        """At most ``limit`` changes with ``seq > after_seq``, oldest first.
+
+        Every :class:`Put` and :class:`Delete` committed with ``watched`` appends one (a create
+        ``ADDED``, any other put ``MODIFIED``, a delete ``DELETED``), in the committing
+        transaction. Seqs increase in commit order: once a reader has seen ``seq`` N, no change
+        with a lower seq commits later, so a reader that resumes after N misses nothing."""
+        ...
+
+    async def change_bounds(self) -> ChangeBounds:
+        """The range of the change log (see :class:`ChangeBounds`)."""
+        ...
+
+    async def trim_changes(self, keep: int, max_age_s: float) -> ChangeBounds:
+        """Drop the changes beyond the last ``keep`` seqs or older than ``max_age_s`` (the newest
+        one always stays), and move the horizon past them in the same transaction."""
+        ...
+
+    async def snapshot(self, request: ListRequest) -> tuple[int, list[Record]]:
+        """Every record ``request`` selects (all pages, ``request.limit`` ignored) and the last
+        change seq they include, read from one consistent snapshot: the state after exactly
+        the changes up to that seq."""
+        ...
+
+    def change_marker(self) -> int | None:
+        """A value that moves whenever any process commits to this store, cheap to read
+        (SQLite's shared change counter), or ``None`` when the backend has none (PostgreSQL:
+        listen on ``record_cache.CHANNEL`` instead)."""
         ...
 
     async def notify(self, channel: str, payload: str) -> None:

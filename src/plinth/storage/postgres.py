@@ -19,6 +19,7 @@ When the database goes away the API answers 503 within seconds and recovers by i
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 import random
@@ -32,6 +33,7 @@ import orjson
 import psycopg
 from psycopg import errors as pgerrors
 from psycopg.adapt import Loader
+from psycopg.pq import TransactionStatus
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from yoyo.exceptions import LockTimeout
 
@@ -39,6 +41,8 @@ from plinth.metrics import StoreMeter
 from plinth.storage import statements as st
 from plinth.storage.base import (
     AppendEvent,
+    Change,
+    ChangeBounds,
     Delete,
     DumpCounts,
     EventRecord,
@@ -55,7 +59,7 @@ from plinth.storage.base import (
 )
 from plinth.storage.migrate import MIGRATIONS, migrate
 from plinth.storage.postgres_listener import PostgresListener
-from plinth.storage.query import ListRequest, Scalar
+from plinth.storage.query import ListRequest, Scalar, snapshot_pages
 from plinth.storage.record_cache import CHANNEL, RecordCache, payload_for, written_keys
 from plinth.storage.sqlbuild import Fragment, compile_list, join, sql
 
@@ -95,6 +99,8 @@ class _RolledBack(Exception):
     code = "rolled_back"  # as counted in plinth_store_errors
 
 
+#: The transaction-scoped advisory lock that orders change seqs (not the migration lock's key).
+CHANGES_LOCK_KEY = 0x706C696E7477  # "plintw"
 #: After loading events with their own ``seq``, new events must number above them.
 _ADVANCE_EVENT_SEQ = "SELECT setval(pg_get_serial_sequence('events', 'seq'), (SELECT max(seq) FROM events))"
 
@@ -346,12 +352,25 @@ class PostgresStorage:
 
         async def apply_all(conn: psycopg.AsyncConnection) -> None:
             try:
-                async with conn.transaction():
+                await conn.execute("BEGIN")
+                try:
+                    changes: list[tuple[Any, ...]] = []
                     for op in ops:
-                        await self._apply(conn, op)
-                    if keys:
-                        # Delivered at commit, to every replica's record cache (this one's too).
-                        await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload_for(keys)))
+                        await self._apply(conn, op, changes)
+                    # The tail in one flight (a pipeline): the change log's lock is held for one
+                    # round trip, not one per statement.
+                    async with conn.pipeline():
+                        if changes:
+                            await self._append_changes(conn, changes)
+                        if keys:
+                            # Delivered at commit, to every replica's record cache (this one's too).
+                            await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload_for(keys)))
+                        await conn.execute("COMMIT")
+                except BaseException:
+                    if conn.info.transaction_status != TransactionStatus.IDLE:
+                        with contextlib.suppress(Exception):
+                            await conn.execute("ROLLBACK")
+                    raise
             except ROLLED_BACK_BY_SERVER as exc:
                 raise _RolledBack(exc) from exc  # not a lost connection: keep it from _on_connection
 
@@ -377,6 +396,57 @@ class PostgresStorage:
     async def get_meta(self, name: str) -> str | None:
         rows = await self._fetch(self._sql["SELECT_META"], (name,), "meta")
         return None if not rows else str(rows[0][0])
+
+    async def changes(self, after_seq: int, limit: int) -> list[Change]:
+        rows = await self._fetch(self._sql["SELECT_CHANGES"], (after_seq, limit), "changes")
+        return [st.change_row(r, bytes) for r in rows]
+
+    async def change_bounds(self) -> ChangeBounds:
+        return _bounds((await self._fetch(st.CHANGE_BOUNDS, (), "changes"))[0])
+
+    async def trim_changes(self, keep: int, max_age_s: float) -> ChangeBounds:
+        q = self._sql
+
+        async def trim(conn: psycopg.AsyncConnection) -> None:
+            async with conn.transaction():
+                cursor = await conn.execute(q["TRIM_CUTOFF"], (keep, time.time() - max_age_s))
+                row = await cursor.fetchone()
+                if row is not None and row[0] is not None:
+                    await conn.execute(q["TRIM_CHANGES"], (row[0],))
+                    await conn.execute(q["SET_META"], (st.CHANGES_HORIZON_META, str(row[0])))
+
+        await self._run(trim, "trim")
+        return await self.change_bounds()
+
+    async def snapshot(self, request: ListRequest) -> tuple[int, list[Record]]:
+        async def read(conn: psycopg.AsyncConnection) -> tuple[int, list[Record]]:
+            async with conn.transaction():
+                # One snapshot for the bounds and every page; seq order being commit order, it
+                # holds exactly the changes up to the newest seq it sees.
+                await conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                cursor = await conn.execute(st.CHANGE_BOUNDS)
+                row = await cursor.fetchone()
+                assert row is not None
+                records: list[Record] = []
+                pages = snapshot_pages(request)
+                page = next(pages)
+                while True:
+                    query = compile_list(page, DIALECT, _SELECT_RECORD)
+                    cursor = await conn.execute(query.text, query.params)
+                    batch = _records(await cursor.fetchall())
+                    records += batch
+                    try:
+                        page = pages.send(batch)
+                    except StopIteration:
+                        return _bounds(row).last, records
+
+        try:
+            return await self._run(read, "snapshot")
+        except pgerrors.InvalidRegularExpression as exc:
+            raise StorageError("invalid", None, f"invalid regular expression: {exc}") from exc
+
+    def change_marker(self) -> int | None:
+        return None
 
     async def ping(self) -> None:
         await self._fetch("SELECT 1", (), "ping")
@@ -442,7 +512,19 @@ class PostgresStorage:
             await asyncio.wait(self._abandoned, timeout=1)
         await self._pool.close()
 
-    async def _apply(self, conn: psycopg.AsyncConnection, op: Operation) -> None:
+    async def _append_changes(self, conn: psycopg.AsyncConnection, changes: list[tuple[Any, ...]]) -> None:
+        """The change log's rows, last in the transaction and under a transaction-scoped advisory
+        lock: a seq is drawn only while no other transaction that drew one is still uncommitted
+        (the lock is released after the commit is visible), so seq order is commit order and a
+        watcher that has read seq N can never later find a lower one commit. ``commit`` sends
+        these, its NOTIFY and the COMMIT in one pipeline, so the lock is held for about one round
+        trip; commits that NOTIFY are serialized by PostgreSQL at commit already."""
+        await conn.execute("SELECT pg_advisory_xact_lock(%s)", (CHANGES_LOCK_KEY,))
+        at = time.time()
+        for change in changes:
+            await conn.execute(self._sql["INSERT_CHANGE"], (*change, at))
+
+    async def _apply(self, conn: psycopg.AsyncConnection, op: Operation, changes: list[tuple[Any, ...]]) -> None:
         q = self._sql
         if isinstance(op, Put):
             rec, key = op.record, op.record.key
@@ -458,15 +540,26 @@ class PostgresStorage:
                 )
                 if cursor.rowcount != 1:
                     raise await self._missing_or_conflict(conn, key)
+            change = st.put_change(op)
+            if change is not None:
+                changes.append(change)
             await conn.execute(q["DELETE_REFS"], _key_params(key))
             if op.refs:
                 async with conn.cursor() as cursor:
                     rows = [(*_key_params(key), target) for target in sorted(set(op.refs))]
                     await cursor.executemany(q["INSERT_REF"], rows)
         elif isinstance(op, Delete):
-            cursor = await conn.execute(q["DELETE_RESOURCE"], (*_key_params(op.key), op.expected_version))
-            if cursor.rowcount != 1:
-                raise await self._missing_or_conflict(conn, op.key)
+            where = (*_key_params(op.key), op.expected_version)
+            if op.watched:
+                cursor = await conn.execute(q["DELETE_RESOURCE_RETURNING"], where)
+                row = await cursor.fetchone()
+                if row is None:
+                    raise await self._missing_or_conflict(conn, op.key)
+                changes.append(st.delete_change(op, bytes(row[0]).decode()))
+            else:
+                cursor = await conn.execute(q["DELETE_RESOURCE"], where)
+                if cursor.rowcount != 1:
+                    raise await self._missing_or_conflict(conn, op.key)
             await conn.execute(q["DELETE_REFS"], _key_params(op.key))
         elif isinstance(op, AppendEvent):
             await conn.execute(q["INSERT_EVENT"], (*_key_params(op.key), op.id, op.created, op.doc.decode()))
@@ -475,7 +568,10 @@ class PostgresStorage:
             await conn.execute(q[statement], params)
         elif isinstance(op, Tally):
             cursor = await conn.execute(q["TALLY_POSTGRES"], (op.delta, *_key_params(op.key), op.delta, op.delta))
-            if cursor.rowcount != 1:
+            row = await cursor.fetchone()
+            if row is not None:
+                changes.append(st.tally_change(op, bytes(row[0]).decode()))
+            else:
                 exists = await conn.execute(q["EXISTS_RESOURCE"], _key_params(op.key))
                 if await exists.fetchone() is not None:
                     raise StorageError("limit", op.key)
@@ -492,6 +588,11 @@ def _forget_abandoned(tasks: set[asyncio.Task[Any]]) -> Callable[[asyncio.Task[A
             task.exception()  # retrieved: its failure was already reported as "unavailable"
 
     return forget
+
+
+def _bounds(row: Sequence[Any]) -> ChangeBounds:
+    horizon = int(row[0] or 0)
+    return ChangeBounds(horizon, max(int(row[1] or 0), horizon))
 
 
 def _key_params(key: Key) -> tuple[str, str, str, str]:

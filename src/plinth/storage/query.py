@@ -40,8 +40,9 @@ both backends against it):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal, get_args
+from collections.abc import Generator
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, get_args
 
 Op = Literal["=", "!=", ">", ">=", "<", "<=", "~", "=~", "contains", "exists", "!exists"]
 OPS: tuple[Op, ...] = get_args(Op)
@@ -117,3 +118,19 @@ class ListRequest:
     limit: int
     start: PageStart | None = None
     filter: Filter = field(default_factory=Filter)
+
+
+#: Rows a :meth:`Storage.snapshot` reads per page.
+SNAPSHOT_PAGE = 1000
+
+
+def snapshot_pages(request: ListRequest) -> Generator[ListRequest, list[Any], None]:
+    """The pages that read everything ``request`` selects, in key order (its sort dropped): send
+    each page's records (anything with a ``key``) to get the next page; stops after a short one."""
+    page = replace(request, limit=SNAPSHOT_PAGE, start=None, filter=replace(request.filter, sort=None))
+    while True:
+        rows = yield page
+        if len(rows) < SNAPSHOT_PAGE:
+            return
+        last = rows[-1].key
+        page = replace(page, start=PageStart(last.parent, last.name))

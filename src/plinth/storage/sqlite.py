@@ -22,6 +22,8 @@ from plinth.metrics import StoreMeter
 from plinth.storage import statements as st
 from plinth.storage.base import (
     AppendEvent,
+    Change,
+    ChangeBounds,
     Delete,
     DumpCounts,
     EventRecord,
@@ -36,13 +38,14 @@ from plinth.storage.base import (
     Tally,
 )
 from plinth.storage.migrate import MIGRATIONS, migrate
-from plinth.storage.query import ListRequest, Scalar, scalar_text
+from plinth.storage.query import ListRequest, Scalar, scalar_text, snapshot_pages
 from plinth.storage.sqlbuild import Fragment, compile_list, sql
 from plinth.storage.sqlite_cache import ChangeCounter, SqliteRecordCache
 
 BUSY_TIMEOUT_MS = 10_000
 #: Every statement of ``statements.py``, spelled for SQLite once.
 _SQL = st.rendered("?")
+_COLUMNS = "org, kind, parent, name, id, version, doc"
 #: Rows :meth:`SqliteStorage.dump` fetches at a time.
 DUMP_FETCH = 1000
 
@@ -163,7 +166,7 @@ class SqliteStorage:
 
     async def list_page(self, request: ListRequest) -> list[Record]:
         _check_patterns(request)
-        query = compile_list(request, DIALECT, "org, kind, parent, name, id, version, doc")
+        query = compile_list(request, DIALECT, _COLUMNS)
         return self._records(query.text, query.params, "list")
 
     async def referrers(self, org: str, href: str, kinds: Sequence[str]) -> list[Record]:
@@ -172,7 +175,10 @@ class SqliteStorage:
         return self._records(st.render(st.referrers_sql(len(kinds)), "?"), [org, href, *kinds], "referrers")
 
     def _records(self, statement: str, params: Sequence[Any], operation: str) -> list[Record]:
-        rows = self._read(statement, params, operation)
+        return self._records_of(self._read(statement, params, operation))
+
+    @staticmethod
+    def _records_of(rows: list[Any]) -> list[Record]:
         return [Record(Key(r[0], r[1], r[2], r[3]), r[4], r[5], r[6].encode()) for r in rows]
 
     def _read(self, statement: str, params: Sequence[Any], operation: str) -> list[Any]:
@@ -205,8 +211,13 @@ class SqliteStorage:
 
     def _commit_sync(self, ops: Sequence[Operation]) -> None:
         def apply_all(conn: sqlite3.Connection) -> None:
+            changes: list[tuple[Any, ...]] = []
             for op in ops:
-                _apply(conn, op)
+                _apply(conn, op, changes)
+            if changes:
+                # Writes are serialized (BEGIN IMMEDIATE), so seq order is commit order.
+                at = time.time()
+                conn.executemany(_SQL["INSERT_CHANGE"], [(*c, at) for c in changes])
 
         self._write_transaction(apply_all)
 
@@ -235,6 +246,53 @@ class SqliteStorage:
     async def get_meta(self, name: str) -> str | None:
         rows = self._read(_SQL["SELECT_META"], (name,), "meta")
         return None if not rows else str(rows[0][0])
+
+    async def changes(self, after_seq: int, limit: int) -> list[Change]:
+        return [st.change_row(r, str.encode) for r in self._read(_SQL["SELECT_CHANGES"], (after_seq, limit), "changes")]
+
+    async def change_bounds(self) -> ChangeBounds:
+        return _bounds(self._read(st.CHANGE_BOUNDS, (), "changes")[0])
+
+    async def trim_changes(self, keep: int, max_age_s: float) -> ChangeBounds:
+        def trim(conn: sqlite3.Connection) -> None:
+            cutoff = conn.execute(_SQL["TRIM_CUTOFF"], (keep, time.time() - max_age_s)).fetchone()[0]
+            if cutoff is not None:
+                conn.execute(_SQL["TRIM_CHANGES"], (cutoff,))
+                conn.execute(_SQL["SET_META"], (st.CHANGES_HORIZON_META, str(cutoff)))
+
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._write_thread, self._write_transaction, trim)
+        return await self.change_bounds()
+
+    async def snapshot(self, request: ListRequest) -> tuple[int, list[Record]]:
+        _check_patterns(request)
+        # Synchronous on the reader connection, inside one read transaction: nothing else runs
+        # on it meanwhile, and WAL keeps every page of it at one commit.
+        conn = self._reader
+        try:
+            conn.execute("BEGIN")
+            try:
+                bounds = _bounds(conn.execute(st.CHANGE_BOUNDS).fetchone())
+                records: list[Record] = []
+                pages = snapshot_pages(request)
+                page = next(pages)
+                while True:
+                    query = compile_list(page, DIALECT, _COLUMNS)
+                    rows = self._records_of(conn.execute(query.text, query.params).fetchall())
+                    records += rows
+                    try:
+                        page = pages.send(rows)
+                    except StopIteration:
+                        return bounds.last, records
+            finally:
+                conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if not _unavailable(exc):
+                raise
+            raise StorageError("unavailable", None, str(exc)) from exc
+
+    def change_marker(self) -> int | None:
+        return self._changes.read()
 
     async def ping(self) -> None:
         self._read("SELECT 1", (), "ping")
@@ -287,6 +345,11 @@ class SqliteStorage:
         self._changes.close()
 
 
+def _bounds(row: Sequence[Any]) -> ChangeBounds:
+    horizon = int(row[0] or 0)
+    return ChangeBounds(horizon, max(int(row[1] or 0), horizon))
+
+
 def _key_params(key: Key) -> tuple[str, str, str, str]:
     return (key.org, key.kind, key.parent, key.name)
 
@@ -296,7 +359,7 @@ def _missing_or_conflict(conn: sqlite3.Connection, key: Key) -> StorageError:
     return StorageError("not_found" if row is None else "conflict", key)
 
 
-def _apply(conn: sqlite3.Connection, op: Operation) -> None:
+def _apply(conn: sqlite3.Connection, op: Operation, changes: list[tuple[Any, ...]]) -> None:
     if isinstance(op, Put):
         rec = op.record
         doc = rec.doc.decode()
@@ -312,13 +375,23 @@ def _apply(conn: sqlite3.Connection, op: Operation) -> None:
             )
             if cur.rowcount != 1:
                 raise _missing_or_conflict(conn, rec.key)
+        change = st.put_change(op)
+        if change is not None:
+            changes.append(change)
         conn.execute(_SQL["DELETE_REFS"], _key_params(rec.key))
         for target in sorted(set(op.refs)):
             conn.execute(_SQL["INSERT_REF"], (*_key_params(rec.key), target))
     elif isinstance(op, Delete):
-        cur = conn.execute(_SQL["DELETE_RESOURCE"], (*_key_params(op.key), op.expected_version))
-        if cur.rowcount != 1:
-            raise _missing_or_conflict(conn, op.key)
+        where = (*_key_params(op.key), op.expected_version)
+        if op.watched:
+            row = conn.execute(_SQL["DELETE_RESOURCE_RETURNING"], where).fetchone()
+            if row is None:
+                raise _missing_or_conflict(conn, op.key)
+            changes.append(st.delete_change(op, row[0]))
+        else:
+            cur = conn.execute(_SQL["DELETE_RESOURCE"], where)
+            if cur.rowcount != 1:
+                raise _missing_or_conflict(conn, op.key)
         conn.execute(_SQL["DELETE_REFS"], _key_params(op.key))
     elif isinstance(op, AppendEvent):
         conn.execute(_SQL["INSERT_EVENT"], (*_key_params(op.key), op.id, op.created, op.doc.decode()))
@@ -326,8 +399,10 @@ def _apply(conn: sqlite3.Connection, op: Operation) -> None:
         statement, params = st.set_meta(op)
         conn.execute(_SQL[statement], params)
     elif isinstance(op, Tally):
-        cur = conn.execute(_SQL["TALLY_SQLITE"], (op.delta, *_key_params(op.key), op.delta, op.delta))
-        if cur.rowcount != 1 and conn.execute(_SQL["EXISTS_RESOURCE"], _key_params(op.key)).fetchone() is not None:
+        row = conn.execute(_SQL["TALLY_SQLITE"], (op.delta, *_key_params(op.key), op.delta, op.delta)).fetchone()
+        if row is not None:
+            changes.append(st.tally_change(op, row[0]))
+        elif conn.execute(_SQL["EXISTS_RESOURCE"], _key_params(op.key)).fetchone() is not None:
             raise StorageError("limit", op.key)
 
 

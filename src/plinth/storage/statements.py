@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from plinth.storage.base import Key, MetaEntry, Record, Ref, Row, SetMeta, StoredEvent
+from plinth.storage.base import Change, Delete, Key, MetaEntry, Put, Record, Ref, Row, SetMeta, StoredEvent, Tally
 
 _KEY = "org = {p} AND kind = {p} AND parent = {p} AND name = {p}"
 
@@ -14,6 +14,8 @@ INSERT_RESOURCE = (
 )
 UPDATE_RESOURCE = f"UPDATE resources SET id = {{p}}, version = {{p}}, doc = {{p}} WHERE {_KEY} AND version = {{p}}"
 DELETE_RESOURCE = f"DELETE FROM resources WHERE {_KEY} AND version = {{p}}"
+#: A delete the change log records: the deleted record's last state comes back.
+DELETE_RESOURCE_RETURNING = f"{DELETE_RESOURCE} RETURNING doc"
 EXISTS_RESOURCE = f"SELECT version FROM resources WHERE {_KEY}"
 SELECT_RESOURCE = f"SELECT id, version, doc FROM resources WHERE {_KEY}"
 DELETE_REFS = f"DELETE FROM refs WHERE {_KEY}"
@@ -22,20 +24,61 @@ INSERT_EVENT = (
     "INSERT INTO events (org, kind, parent, name, id, created, doc) VALUES ({p}, {p}, {p}, {p}, {p}, {p}, {p})"
 )
 SELECT_EVENTS = f"SELECT seq, doc FROM events WHERE {_KEY} AND seq > {{p}} ORDER BY seq LIMIT {{p}}"
+INSERT_CHANGE = (
+    "INSERT INTO changes (org, kind, parent, name, type, doc, at) VALUES ({p}, {p}, {p}, {p}, {p}, {p}, {p})"
+)
+SELECT_CHANGES = "SELECT seq, org, kind, parent, name, type, doc FROM changes WHERE seq > {p} ORDER BY seq LIMIT {p}"
+#: The change log's horizon (meta) and newest seq; the horizon is never above the newest.
+CHANGES_HORIZON_META = "watch.horizon"
+CHANGE_BOUNDS = "SELECT (SELECT value FROM meta WHERE name = 'watch.horizon'), (SELECT max(seq) FROM changes)"
+#: The seq a trim drops up to: past the last ``keep`` seqs, or older than a time; never the newest.
+TRIM_CUTOFF = (
+    "SELECT max(seq) FROM changes WHERE seq < (SELECT max(seq) FROM changes)"
+    " AND (seq <= (SELECT max(seq) FROM changes) - {p} OR at < {p})"
+)
+TRIM_CHANGES = "DELETE FROM changes WHERE seq <= {p}"
 SELECT_META = "SELECT value FROM meta WHERE name = {p}"
 # A Tally, in each backend's JSON dialect; parameters: delta, the key, delta, delta. It matches
 # no row when the key is missing or when a positive delta would pass ``max``.
 TALLY_SQLITE = (
     "UPDATE resources SET doc = json_set(doc, '$.current', max(0, json_extract(doc, '$.current') + {p}))"
     f" WHERE {_KEY} AND ({{p}} <= 0 OR json_extract(doc, '$.current') + {{p}} <= json_extract(doc, '$.max'))"
+    " RETURNING doc"
 )
 TALLY_POSTGRES = (
     "UPDATE resources SET doc = jsonb_set(doc, '{current}', to_jsonb(GREATEST(0, (doc->>'current')::bigint + {p})))"
     f" WHERE {_KEY} AND ({{p}} <= 0 OR (doc->>'current')::bigint + {{p}} <= (doc->>'max')::bigint)"
+    " RETURNING doc"
 )
 SET_META = "INSERT INTO meta (name, value) VALUES ({p}, {p}) ON CONFLICT (name) DO UPDATE SET value = excluded.value"
 SET_META_IF_ABSENT = "INSERT INTO meta (name, value) VALUES ({p}, {p}) ON CONFLICT (name) DO NOTHING"
 SET_META_REPLACING = "UPDATE meta SET value = {p} WHERE name = {p} AND value = {p}"
+
+
+def put_change(op: Put) -> tuple[str, str, str, str, str, str] | None:
+    """The change a :class:`Put` appends (without its time), or ``None`` when it is not watched."""
+    if not op.watched:
+        return None
+    k = op.record.key
+    kind = "ADDED" if op.expected_version is None else "MODIFIED"
+    return (k.org, k.kind, k.parent, k.name, kind, op.record.doc.decode())
+
+
+def delete_change(op: Delete, last_doc: str) -> tuple[str, str, str, str, str, str]:
+    """The change a watched :class:`Delete` of a record whose last state was ``last_doc`` appends."""
+    k = op.key
+    return (k.org, k.kind, k.parent, k.name, "DELETED", last_doc)
+
+
+def tally_change(op: Tally, doc: str) -> tuple[str, str, str, str, str, str]:
+    """The change a :class:`Tally` appends: the counter's record as it now is."""
+    k = op.key
+    return (k.org, k.kind, k.parent, k.name, "MODIFIED", doc)
+
+
+def change_row(row: Sequence[Any], doc: Callable[[Any], bytes]) -> Change:
+    """The :class:`Change` a ``SELECT_CHANGES`` row holds."""
+    return Change(int(row[0]), Key(row[1], row[2], row[3], row[4]), row[5], doc(row[6]))
 
 
 def set_meta(op: SetMeta) -> tuple[str, tuple[str, ...]]:

@@ -65,6 +65,41 @@ def draw(rows: list[list[str]], border: Border = RAMAC) -> str:
     return "\n".join(out) + "\n"
 
 
+class StreamedTable:
+    """A table printed a row at a time (``rest get --watch``): the top rule and the header come
+    with the first row, the bottom rule with :meth:`end`. Columns are as wide as the widest cell
+    seen so far, so a later, wider cell pushes its row's borders right instead of wrapping."""
+
+    def __init__(self, header: list[str], border: Border = RAMAC):
+        self._header = header
+        self._border = border
+        self._widths = [display_width(cell) for cell in header]
+        self._started = False
+
+    def row(self, cells: list[str]) -> str:
+        """The text that prints ``cells`` (with the table's head before the first row)."""
+        for cell in cells:
+            if _CONTROL.search(cell) or "\n" in cell:
+                cells = [_CONTROL.sub(" ", c).replace("\n", " ") for c in cells]
+                break
+        self._widths = [max(w, display_width(c)) for w, c in zip(self._widths, cells, strict=True)]
+        out = []
+        if not self._started:
+            self._started = True
+            out += [_rule(self._border.top, self._widths), self._line(self._header)]
+            out.append(_rule(self._border.join, self._widths))
+        out.append(self._line(cells))
+        return "\n".join(out) + "\n"
+
+    def end(self) -> str:
+        return _rule(self._border.bottom, self._widths) + "\n" if self._started else ""
+
+    def _line(self, cells: list[str]) -> str:
+        body = self._border.body
+        padded = [c + " " * (w - display_width(c) + 1) for c, w in zip(cells, self._widths, strict=True)]
+        return body[0] + body[1].join(padded) + body[2]
+
+
 def _rule(parts: tuple[str, str, str, str], widths: list[int]) -> str:
     left, body, join, right = parts
     return left + join.join(body * (width + 1) for width in widths) + right

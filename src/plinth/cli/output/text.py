@@ -54,6 +54,24 @@ def to_text(doc: Any, ctx: RenderContext) -> str:
         raise _crash("Error", error.message) from error
 
 
+def watch_header(kind: str) -> list[str]:
+    """The columns of ``rest get --watch`` in text: the event, then the kind's (or the name)."""
+    model = MODELS.get(kind)
+    return ["EVENT", *([column.title for column in model] if model else ["NAME"])]
+
+
+def watch_row(kind: str, event_type: str, item: Any, ctx: RenderContext) -> list[str]:
+    """One change as a row under :func:`watch_header`."""
+    model = MODELS.get(kind)
+    obj = _as_object(item)
+    if model is None:
+        return [event_type, _cell_text(obj.get("name"))]
+    try:
+        return [event_type, *(_cell_text(column.cell(obj, ctx)) for column in model)]
+    except ModelCrash as crash:
+        raise _crash("TypeError", str(crash)) from crash
+
+
 def _crash(error_type: str, reason: str) -> FormatError:
     # The official CLI prints the JavaScript stack, its notice, then the reason; the stack's
     # first line stands in for the whole stack here.
