@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import socket
 import ssl
@@ -25,6 +26,10 @@ TEST_SECRETS_KEY = "cGxpbnRoLXRlc3Qtc2VjcmV0cy1rZXktMzItYnl0ZXM="
 def tls_verify(verify: bool | str) -> bool | ssl.SSLContext:
     """A CA file path becomes an SSL context (httpx no longer takes paths)."""
     return ssl.create_default_context(cafile=verify) if isinstance(verify, str) else verify
+
+
+#: The announcement ``plinth serve`` prints once it holds its port (``cli/serve.py``).
+ANNOUNCED = re.compile(r"Plinth serving https?://[^\s:]+:(\d+)")
 
 
 def free_port() -> int:
@@ -87,8 +92,9 @@ def start_server(
     listens, ready or not). ``port`` lets a restarted server keep its address. ``secrets_key``
     goes in ``PLINTH_SECRETS_KEY``; a PostgreSQL server without ``--secrets-key-file`` gets
     ``TEST_SECRETS_KEY`` unless given one (``""``: none at all)."""
-    port = port or free_port()
-    args = [sys.executable, "-m", "plinth", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    # Without a port the server takes any free one (--port 0) and announces it: a port chosen
+    # here and bound there could be taken in between by a server another test starts.
+    args = [sys.executable, "-m", "plinth", "serve", "--host", "127.0.0.1", "--port", str(port or 0)]
     args += ["--data-dir", str(data_dir), "--org", org, "--workers", str(workers), *extra_args]
     if database_url:
         args += ["--database-url", database_url]
@@ -101,11 +107,17 @@ def start_server(
         env["PLINTH_SECRETS_KEY"] = secrets_key
     with open(log_path, "wb") as log:
         process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-    url = f"{scheme}://127.0.0.1:{port}"
+    url = f"{scheme}://127.0.0.1:{port}" if port else None
     deadline = time.monotonic() + READY_TIMEOUT_S
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"plinth serve exited early:\n{log_path.read_text()}")
+        if url is None:
+            announced = ANNOUNCED.search(log_path.read_text(errors="replace"))
+            if announced is None:
+                time.sleep(0.05)
+                continue
+            url = f"{scheme}://127.0.0.1:{announced.group(1)}"
         try:
             if httpx.get(f"{url}{ready_path}", timeout=1, verify=tls_verify(verify)).status_code == 200:
                 server = ServerProcess(url, "", org, data_dir, process, log_path)
