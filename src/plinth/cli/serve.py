@@ -83,6 +83,8 @@ def _announce(settings: Settings, key: str | None, org: str, waiting: bool = Fal
     lines = [f"Plinth serving {endpoint} (store: {where}, org: {org}, workers: {settings.workers})"]
     if waiting:
         lines.append("Not ready: /readyz answers 503 until the database is reachable")
+    if settings.console:
+        lines.append(f"Console: {endpoint}/console (sign in with the admin key)")
     if key is not None:
         lines += [f"Admin key (shown once; also written to {key_file}):", f"  {key}"]
     elif key_file.exists():
@@ -176,6 +178,13 @@ def _announce(settings: Settings, key: str | None, org: str, waiting: bool = Fal
     default=False,
     help="Serve /metrics without a token, to anyone who can reach the port",
 )
+@click.option(
+    "--console/--no-console",
+    envvar="PLINTH_CONSOLE",
+    default=True,
+    show_default=True,
+    help="Serve the web console at /console (it signs in with a service account key)",
+)
 @click.option("--init-profile", default=None, help="Create this CLI profile for the server when no profile exists")
 def serve_command(
     host: str,
@@ -199,6 +208,7 @@ def serve_command(
     shutdown_grace: int,
     metrics_token_file: Path | None,
     metrics_public: bool,
+    console: bool,
     init_profile: str | None,
 ) -> None:
     """Run the API server (SQLite in --data-dir unless --database-url names PostgreSQL)."""
@@ -228,6 +238,7 @@ def serve_command(
         shutdown_grace=shutdown_grace,
         metrics_token_file=str(metrics_token_file.resolve()) if metrics_token_file else None,
         metrics_public=metrics_public,
+        console=console,
     )
     _check_metrics(settings)
     with _listening(settings) as (sock, settings), _metrics_directory():

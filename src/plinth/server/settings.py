@@ -63,6 +63,8 @@ class Settings:
     #: or anyone when ``metrics_public``; with neither, nobody.
     metrics_token_file: str | None = None
     metrics_public: bool = False
+    #: Serve the web console at ``/console`` (``server/console.py``, docs/console.md).
+    console: bool = True
 
     def secrets_keys(self) -> OpenedKeys:
         """The keys that seal secrets (a SQLite store's first key is generated here); raises
