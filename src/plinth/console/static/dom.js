@@ -1,5 +1,5 @@
 // Building DOM from data safely: every value is added as a text node or an attribute set by
-// name from this code, never parsed as HTML (no innerHTML anywhere in the console).
+// name from this code, never parsed as HTML (no HTML-parsing property or method anywhere here).
 
 /** An element: `attrs` names come from the console's code; `on*` keys are event listeners;
  *  children are nodes or values shown as text. */
