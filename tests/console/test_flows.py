@@ -144,6 +144,23 @@ def test_errors_are_said_in_the_consoles_words_with_the_servers_message(
     assert pages.session_key(browser) is None
 
 
+def test_a_key_revoked_meanwhile_signs_the_console_out(browser: Any, server: ServerProcess, api: httpx.Client) -> None:
+    org = f"/org/{server.org}"
+    api.post(f"{org}/serviceaccount", json={"name": "console-viewer"}).raise_for_status()
+    added = api.post(f"{org}/serviceaccount/console-viewer/-addKey", json={"description": "console"}).json()
+    api.patch(
+        f"{org}/group/viewers", json={"$append/memberLinks": ["//serviceaccount/console-viewer"]}
+    ).raise_for_status()
+    pages.sign_in(browser, server.url, added["key"])
+    assert pages.rows(browser) == ["edge", "main", "staging"]
+    api.patch(f"{org}/serviceaccount/console-viewer", json={"$drop/keys": [added["name"]]}).raise_for_status()
+    pages.find(browser, "#kinds a[data-kind=domain]").click()
+    pages.wait_text(browser, "#notice", "The server no longer accepts this key; sign in again: ")
+    assert "(HTTP 401, unauthorized" in pages.text_of(browser, "#notice")
+    pages.find(browser, "#key-input")
+    assert pages.session_key(browser) is None
+
+
 def test_sign_out_forgets_the_key(console: Any, server: ServerProcess) -> None:
     pages.find(console, "#sign-out").click()
     pages.find(console, "#key-input")
@@ -153,6 +170,7 @@ def test_sign_out_forgets_the_key(console: Any, server: ServerProcess) -> None:
     # Nothing of the key reached a URL or the server's log (the access log logs every path).
     assert server.key not in console.current_url
     assert server.key not in server.log_path.read_text().replace(f"  {server.key}\n", "", 1)
+    pages.screenshot(console, "sign-in")
     console.refresh()
     pages.find(console, "#key-input")  # still signed out after a reload
 

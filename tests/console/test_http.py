@@ -89,7 +89,7 @@ def test_unknown_files_are_404_and_writes_405(server: ServerProcess) -> None:
 def test_serve_announces_the_console_beside_the_admin_key(server: ServerProcess) -> None:
     lines = server.log_lines()
     at = lines.index(f"Console: {server.url}/console (sign in with the admin key)")
-    assert lines[at + 1].startswith("Admin key")
+    assert lines[at - 2].startswith("Admin key") and lines[at - 1] == f"  {server.key}"
 
 
 def test_no_console_turns_it_off_and_keeps_the_api(off: ServerProcess) -> None:

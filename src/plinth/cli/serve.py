@@ -83,12 +83,12 @@ def _announce(settings: Settings, key: str | None, org: str, waiting: bool = Fal
     lines = [f"Plinth serving {endpoint} (store: {where}, org: {org}, workers: {settings.workers})"]
     if waiting:
         lines.append("Not ready: /readyz answers 503 until the database is reachable")
-    if settings.console:
-        lines.append(f"Console: {endpoint}/console (sign in with the admin key)")
     if key is not None:
         lines += [f"Admin key (shown once; also written to {key_file}):", f"  {key}"]
     elif key_file.exists():
         lines.append(f"Admin key: see {key_file}")
+    if settings.console:
+        lines.append(f"Console: {endpoint}/console (sign in with the admin key)")
     if note:
         lines.append(note)
     click.echo("\n".join(lines))

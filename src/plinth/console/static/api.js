@@ -3,6 +3,9 @@
 
 import { currentKey } from './session.js';
 
+/** The event sent when the server refuses the session's key. */
+export const REFUSED = 'plinth:key-refused';
+
 export class ApiError extends Error {
   constructor(status, body) {
     super((body && typeof body.message === 'string' && body.message) || `HTTP ${status}`);
@@ -39,7 +42,15 @@ export async function call(method, path, body, key = currentKey()) {
   } catch {
     parsed = null;
   }
-  if (!answer.ok) throw new ApiError(answer.status, parsed);
+  if (!answer.ok) {
+    const error = new ApiError(answer.status, parsed);
+    // The key of this session stopped working (revoked, or its account deleted): sign out,
+    // once the caller has shown its own message (the sign-in page's replaces it).
+    if (answer.status === 401 && key && key === currentKey()) {
+      setTimeout(() => window.dispatchEvent(new CustomEvent(REFUSED, { detail: error })), 0);
+    }
+    throw error;
+  }
   return parsed;
 }
 

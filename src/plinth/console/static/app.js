@@ -2,7 +2,7 @@
 // route is the API path of what is shown (`#/org/acme/gvc/main/workload/web`): a list for a
 // collection path, an item otherwise.
 
-import { ApiError, call, describe, get } from './api.js';
+import { REFUSED, call, describe, get } from './api.js';
 import { h, replace } from './dom.js';
 import { renderItem } from './item.js';
 import { renderList } from './list.js';
@@ -64,14 +64,14 @@ async function signIn(event) {
   await route();
 }
 
-function signOut() {
+function signOut(message) {
   forget();
   Object.assign(state, { orgs: [], org: null, gvcs: [], gvcOrg: null });
   replace($('view'));
   replace($('kinds'));
   notice.clear();
-  window.location.hash = '';
-  showSignIn();
+  if (window.location.hash) window.history.replaceState(null, '', window.location.pathname);
+  showSignIn(message);
 }
 
 async function loadContext(org) {
@@ -112,16 +112,11 @@ async function route() {
     const org = parseRoute(window.location.hash)?.org;
     await loadContext(org);
   } catch (error) {
-    if (error instanceof ApiError && error.status === 401) {
-      forget();
-      showSignIn(describe('The server no longer accepts this key; sign in again', error));
-    } else {
-      notice.show(describe('Could not load the orgs and GVCs this key may see', error));
-    }
+    if (currentKey()) notice.show(describe('Could not load the orgs and GVCs this key may see', error));
     return;
   }
   if (!state.org) {
-    notice.show('This key may see no org.');
+    notice.show('This key may see no org: it needs the view permission on its org (a policy, or the viewers group).');
     return;
   }
   const current = parseRoute(window.location.hash);
@@ -153,7 +148,8 @@ function pickGvc() {
 }
 
 $('sign-in-form').addEventListener('submit', signIn);
-$('sign-out').addEventListener('click', signOut);
+$('sign-out').addEventListener('click', () => signOut());
+window.addEventListener(REFUSED, (event) => signOut(describe('The server no longer accepts this key; sign in again', event.detail)));
 $('org-select').addEventListener('change', pickOrg);
 $('gvc-select').addEventListener('change', pickGvc);
 window.addEventListener('hashchange', route);
