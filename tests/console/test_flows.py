@@ -90,6 +90,19 @@ def test_filters_by_name_and_by_tag(console: Any) -> None:
     pages.wait_text(console, "#list-status", "No GVC items matching the filter.")
 
 
+def test_the_org_list_and_the_gvc_picker(console: Any, server: ServerProcess) -> None:
+    pages.find(console, "#kinds a[data-kind=org]").click()
+    pages.wait(console).until(lambda d: pages.rows(d) == [server.org])
+    pages.find(console, "#filter-name").send_keys("nothing-like-it")
+    pages.find(console, "#filters button[type=submit]").click()
+    pages.wait_text(console, "#list-status", "No Org items matching the filter.")
+    pages.go(console, f"#/org/{server.org}/gvc/main/workload")
+    pages.wait(console).until(lambda d: pages.rows(d) == ["web"])
+    Select(pages.find(console, "#gvc-select")).select_by_visible_text("edge")
+    pages.wait_text(console, "#list-status", "No Workload items.")
+    assert console.current_url.endswith(f"#/org/{server.org}/gvc/edge/workload")
+
+
 def test_pages_follow_the_next_links(console: Any, server: ServerProcess) -> None:
     pages.find(console, "#kinds a[data-kind=group]").click()
     assert pages.wait_list(console).startswith("Page 1: 50 items")

@@ -12,6 +12,7 @@ import pytest
 
 from plinth import console
 from plinth.kinds import KINDS
+from plinth.server.metrics import route_of
 from tests.support.server import ServerProcess, start_server
 
 pytestmark = pytest.mark.xdist_group("console-http")
@@ -19,7 +20,7 @@ CSP = {
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self'",
-    "img-src 'self' data:",
+    "img-src 'self'",
     "connect-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",
@@ -84,6 +85,10 @@ def test_unknown_files_are_404_and_writes_405(server: ServerProcess) -> None:
     assert httpx.get(f"{server.url}/console/nope.js").json()["code"] == "not_found"
     refused = httpx.post(f"{server.url}/console", content=b"{}")
     assert (refused.status_code, refused.headers["allow"]) == (405, "GET, HEAD")
+
+
+def test_console_requests_share_one_metrics_route() -> None:
+    assert {route_of(p) for p in ("/console", "/console/", "/console/app.js", "/console/x/y")} == {"/console"}
 
 
 def test_serve_announces_the_console_beside_the_admin_key(server: ServerProcess) -> None:

@@ -29,7 +29,7 @@ CONTENT_TYPES = {
 #: origin; no framing (clickjacking), no plugins, no ``<base>`` rewriting, and no form submission
 #: at all (the sign-in form is handled by script: should it fail, the key still never lands in a URL).
 CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
     "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
 #: Every console answer carries these; ``Cache-Control: no-cache`` makes the browser revalidate
