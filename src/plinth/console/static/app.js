@@ -120,15 +120,22 @@ async function route() {
     return;
   }
   const current = parseRoute(window.location.hash);
+  if (current?.gvc && state.gvcs.includes(current.gvc)) chooseGvc(current.gvc);
+  drawContext(state.gvcs.includes(chosenGvc()) ? chosenGvc() : null);
+  // Each route draws into a page of its own: a slow answer for a page left meanwhile lands in
+  // a detached element, and its errors are not shown on the page that replaced it.
+  const page = h('div', { class: 'page' });
+  replace($('view'), page);
   if (!current || !current.kind) {
     if (window.location.hash && window.location.hash !== '#') notice.show(`The console has no page at ${window.location.hash}`);
     else window.location.replace(`#/org/${segment(state.org)}/gvc`);
     return;
   }
-  if (current.gvc && state.gvcs.includes(current.gvc)) chooseGvc(current.gvc);
-  const gvc = state.gvcs.includes(chosenGvc()) ? chosenGvc() : null;
-  drawContext(gvc);
-  (current.view === 'list' ? renderList : renderItem)($('view'), current, notice);
+  const scoped = {
+    show: (text) => page.isConnected && notice.show(text),
+    clear: () => page.isConnected && notice.clear(),
+  };
+  (current.view === 'list' ? renderList : renderItem)(page, current, scoped);
 }
 
 function pickOrg() {

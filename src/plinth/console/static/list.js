@@ -41,7 +41,8 @@ function localPage(page, state) {
 
 export function renderList(view, route, notice) {
   const { kind, path } = route;
-  const state = { name: '', tag: '', by: 'name', order: 'asc', pages: [], page: null };
+  // `ticket` numbers the loads: only the latest one draws (sorting twice quickly, say).
+  const state = { name: '', tag: '', by: 'name', order: 'asc', pages: [], page: null, ticket: 0 };
   const nameInput = h('input', { id: 'filter-name', type: 'search', placeholder: 'name contains', 'aria-label': 'Name contains' });
   const tagInput = h('input', { id: 'filter-tag', type: 'search', placeholder: 'tag: key=value or key', 'aria-label': 'Tag' });
   const table = h('table', { class: 'items', id: 'items' });
@@ -66,11 +67,13 @@ export function renderList(view, route, notice) {
   }
 
   async function load(index) {
+    const ticket = ++state.ticket;
     notice.clear();
     status.textContent = 'Loading…';
     try {
       const href = state.pages[index];
       let page = href ? await get(href) : await first();
+      if (ticket !== state.ticket) return;
       if (kind.name === 'org') page = localPage(page, state);
       state.page = index;
       const more = nextLink(page);
@@ -78,6 +81,7 @@ export function renderList(view, route, notice) {
       else state.pages.length = index + 1;
       draw(page.items || [], Boolean(more));
     } catch (error) {
+      if (ticket !== state.ticket) return;
       status.textContent = '';
       notice.show(describe(`Could not load the ${kind.title} list`, error));
     }
