@@ -90,3 +90,11 @@ def screenshot(driver: Any, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     driver.save_screenshot(str(path))
     return path
+
+
+def script_errors(driver: Any) -> list[str]:
+    """Errors the page's script raised since the last call (the browser's log, read and emptied);
+    failed requests, which some tests cause on purpose, are not script errors."""
+    return [
+        str(e["message"]) for e in driver.get_log("browser") if e["level"] == "SEVERE" and e["source"] == "javascript"
+    ]

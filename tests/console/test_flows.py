@@ -45,10 +45,13 @@ def api(server: ServerProcess) -> Iterator[httpx.Client]:
 
 
 @pytest.fixture
-def console(browser: Any, server: ServerProcess, api: httpx.Client) -> Any:
-    """The browser, signed in with the server's admin key, on the org's GVC list."""
+def console(browser: Any, server: ServerProcess, api: httpx.Client) -> Iterator[Any]:
+    """The browser, signed in with the server's admin key, on the org's GVC list; after the
+    test, no script error may have been logged."""
+    pages.script_errors(browser)
     pages.sign_in(browser, server.url, server.key)
-    return browser
+    yield browser
+    assert pages.script_errors(browser) == []
 
 
 def test_sign_in_lists_the_orgs_gvcs_and_every_kind(console: Any, server: ServerProcess) -> None:
