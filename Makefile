@@ -2,6 +2,8 @@
 # Every target installs what it needs into .venv first, so a fresh clone needs nothing else.
 # tests/compat installs the official CLI (npm @controlplane/cli, pinned) into .cache/cpln itself;
 # it needs node and npm, and is skipped without them unless CI=true.
+# tests/console drives Debian's headless Chromium (apt-get install chromium chromium-driver, done by
+# the tests when run as root) with Selenium; skipped without it unless CI=true.
 
 PYTHON ?= python3
 VENV   := .venv

@@ -89,6 +89,8 @@ def _announce(settings: Settings, key: str | None, org: str, waiting: bool = Fal
         lines += [f"Admin key (shown once; also written to {key_file}):", f"  {key}"]
     elif key_file.exists():
         lines.append(f"Admin key: see {key_file}")
+    if settings.console:
+        lines.append(f"Console: {endpoint}/console (sign in with the admin key)")
     if note:
         lines.append(note)
     click.echo("\n".join(lines))
@@ -179,6 +181,13 @@ def _announce(settings: Settings, key: str | None, org: str, waiting: bool = Fal
     help="Serve /metrics without a token, to anyone who can reach the port",
 )
 @watch_options
+@click.option(
+    "--console/--no-console",
+    envvar="PLINTH_CONSOLE",
+    default=True,
+    show_default=True,
+    help="Serve the web console at /console (it signs in with a service account key)",
+)
 @click.option("--init-profile", default=None, help="Create this CLI profile for the server when no profile exists")
 def serve_command(
     host: str,
@@ -202,6 +211,7 @@ def serve_command(
     shutdown_grace: int,
     metrics_token_file: Path | None,
     metrics_public: bool,
+    console: bool,
     init_profile: str | None,
     **watch: Any,
 ) -> None:
@@ -233,6 +243,7 @@ def serve_command(
         metrics_token_file=str(metrics_token_file.resolve()) if metrics_token_file else None,
         metrics_public=metrics_public,
         **watch,
+        console=console,
     )
     _check_metrics(settings)
     with _listening(settings) as (sock, settings), _metrics_directory():

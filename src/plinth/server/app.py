@@ -41,7 +41,7 @@ from plinth.metrics import flush as flush_metrics
 from plinth.runtime import make_runtime
 from plinth.sealing import Sealer
 from plinth.server import bootstrap as first_start
-from plinth.server import exporters, metrics, protocol, system, watch_stream
+from plinth.server import console, exporters, metrics, protocol, system, watch_stream
 from plinth.server.accesslog import AccessLog
 from plinth.server.draining import Drain
 from plinth.server.errors import render_error
@@ -329,6 +329,9 @@ class PlinthApp:
             return await self._open_path(req)
         if path == metrics.PATH:
             return self._scrape(req, scope)
+        if console.is_console(path):
+            self._limit(client_ip(scope), LIMITED_ADDRESSES)
+            return console.serve(req, self.settings.console)
         try:
             who = await self._authenticate(req)
         except Unauthorized:

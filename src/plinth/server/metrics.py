@@ -27,7 +27,7 @@ from plinth.engine.requestinfo import RequestInfo, parse_path
 from plinth.errors import APIError, Unauthorized
 from plinth.kinds import REGISTRY
 from plinth.metrics import HTTP_REQUESTS, HistogramTally, flush, histogram_tally
-from plinth.server import exporters, system
+from plinth.server import console, exporters, system
 
 PATH = "/metrics"
 #: The classic text format, which every Prometheus reads (the names and labels need no escaping).
@@ -70,6 +70,8 @@ def route_of(path: str) -> str:
     declared action's parameters stay as declared; ``other`` for a path no route serves."""
     if path in system.OPEN_PATHS or path == PATH:
         return path
+    if console.is_console(path):
+        return console.PREFIX  # one label for all its files
     prefix = ""
     exporter = exporters.exporter_of(path)
     if exporter is not None:

@@ -84,6 +84,8 @@ class Settings:
     watch_poll_s: float = WATCH_POLL_S
     #: Seconds between trims of the change log to its retention.
     watch_trim_s: float = WATCH_TRIM_S
+    #: Serve the web console at ``/console`` (``server/console.py``, docs/console.md).
+    console: bool = True
 
     def secrets_keys(self) -> OpenedKeys:
         """The keys that seal secrets (a SQLite store's first key is generated here); raises

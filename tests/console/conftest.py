@@ -1,0 +1,114 @@
+"""Headless Chromium from Debian's packages, driven by Selenium, against a real ``plinth serve``.
+
+- The browser and its driver are Debian's (``/usr/bin/chromium``, ``/usr/bin/chromedriver``),
+  named explicitly: Selenium Manager never runs (it would download a driver and send usage
+  statistics; ``SE_AVOID_STATS=true`` and an explicit ``Service`` path keep it out).
+- When they are missing the set-up installs them (``apt-get install -y chromium
+  chromium-driver``, once, under a file lock, as ``tests/compat`` installs the official CLI with
+  npm); when that cannot be done the tests skip with the reason, except under ``CI=true``,
+  where they fail.
+- The browser reaches nothing beyond loopback: background networking, component updates, sync
+  and QUIC are off, and each module gets a fresh profile directory. One browser and one server
+  per module keep the suite lean.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.paths import ROOT
+from tests.support.server import ServerProcess, start_server
+
+CHROMIUM = Path(os.environ.get("PLINTH_TEST_CHROMIUM", "/usr/bin/chromium"))
+CHROMEDRIVER = Path(os.environ.get("PLINTH_TEST_CHROMEDRIVER", "/usr/bin/chromedriver"))
+APT_TIMEOUT_S = 240  # under pytest-timeout's 300 s for the test whose set-up installs them
+#: Where the tests write screenshots of the main pages (git-ignored).
+SCREENSHOTS = ROOT / "build" / "console-screenshots"
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--window-size=1280,900",
+)
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"the browser tests need Chromium under CI=true: {reason}")
+    pytest.skip(reason)
+
+
+def _install() -> None:
+    """``apt-get install`` Chromium and its driver, or skip (fail under CI) saying why not."""
+    if shutil.which("apt-get") is None:
+        _unavailable(f"{CHROMIUM} or {CHROMEDRIVER} is missing and there is no apt-get to install them")
+    if os.geteuid() != 0:
+        _unavailable(f"{CHROMIUM} or {CHROMEDRIVER} is missing: run 'apt-get install chromium chromium-driver' as root")
+    args = ["apt-get", "install", "-y", "chromium", "chromium-driver"]
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    try:
+        done = subprocess.run(args, capture_output=True, text=True, timeout=APT_TIMEOUT_S, env=env, check=False)
+    except subprocess.TimeoutExpired:
+        _unavailable(f"'{' '.join(args)}' took more than {APT_TIMEOUT_S} s")
+    if done.returncode != 0:
+        _unavailable(f"'{' '.join(args)}' failed ({done.returncode}):\n{done.stderr[-2000:]}")
+
+
+def ensure_chromium() -> None:
+    """Chromium and chromedriver from Debian, installed when missing (skip or fail if impossible)."""
+    lock_dir = ROOT / "build"
+    lock_dir.mkdir(exist_ok=True)
+    with open(lock_dir / "chromium.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one xdist worker installs, the others wait for it
+        if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
+            _install()
+    if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
+        _unavailable(f"apt-get did not install {CHROMIUM} and {CHROMEDRIVER}")
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One headless Chromium for the module, with a fresh profile; quit after."""
+    ensure_chromium()
+    os.environ["SE_AVOID_STATS"] = "true"  # read by Selenium: no usage statistics, ever
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError as exc:
+        _unavailable(f"selenium is not installed ({exc}): pip install -e '.[test]'")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=str(CHROMEDRIVER)))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """A SQLite server for the module (the console is store-agnostic: one PostgreSQL smoke test
+    in ``test_flows.py`` shows it)."""
+    process = start_server(tmp_path_factory.mktemp("plinth-console"))
+    try:
+        yield process
+    finally:
+        process.stop()
