@@ -213,6 +213,8 @@ class Watcher:
     def _judge(self, event: Event) -> Event | None:
         sel = self.selection
         key = event.change.key
+        if key.kind != sel.kind.name or key.org != sel.org or (sel.parent is not None and key.parent != sel.parent):
+            return None  # a backlog holds every change of the store
         if self.shown is not None:
             assert sel.filter is not None
             ident = (key.parent, key.name)
@@ -396,7 +398,10 @@ class WatchHub:
         self.trim_every_s = trim_every_s
         self._generation = generation
         self.last_seq = 0
-        self._by_kind: dict[tuple[str, str], set[Watcher]] = {}
+        #: Joined watchers by (org, kind, parent GVC or None for all of them).
+        self._by_kind: dict[tuple[str, str, str | None], set[Watcher]] = {}
+        #: How many of those groups each (org, kind) has: changes of others are not even parsed.
+        self._kinds: dict[tuple[str, str], int] = {}
         self._per_principal: dict[str, int] = {}
         #: Every open stream's watcher, joined or still catching up.
         self._all: set[Watcher] = set()
@@ -417,15 +422,26 @@ class WatchHub:
 
     def add(self, watcher: Watcher) -> None:
         sel = watcher.selection
-        self._by_kind.setdefault((sel.org, sel.kind.name), set()).add(watcher)
+        group = (sel.org, sel.kind.name, sel.parent)
+        if group not in self._by_kind:
+            self._by_kind[group] = set()
+            kind = (sel.org, sel.kind.name)
+            self._kinds[kind] = self._kinds.get(kind, 0) + 1
+        self._by_kind[group].add(watcher)
 
     def remove(self, watcher: Watcher) -> None:
         sel = watcher.selection
-        group = self._by_kind.get((sel.org, sel.kind.name))
-        if group is not None:
-            group.discard(watcher)
-            if not group:
-                del self._by_kind[(sel.org, sel.kind.name)]
+        group = (sel.org, sel.kind.name, sel.parent)
+        members = self._by_kind.get(group)
+        if members is None:
+            return
+        members.discard(watcher)
+        if not members:
+            del self._by_kind[group]
+            kind = (sel.org, sel.kind.name)
+            self._kinds[kind] -= 1
+            if not self._kinds[kind]:
+                del self._kinds[kind]
 
     def hold(self, watcher: Watcher) -> None:
         """Count a new stream (for its principal's bound, rechecks and shutdown) until it ends."""
@@ -543,24 +559,36 @@ class WatchHub:
             return read
 
     def _deliver(self, batch: list[Change]) -> None:
-        """Offer ``batch`` to the watchers of each change's org and kind, in seq order per
-        watcher: a watcher that takes every change of its kind takes the batch's as one entry."""
+        """Offer ``batch`` to the watchers of each change's org and kind (all of its GVCs, or its
+        own), in seq order per watcher: a watcher that takes every change of its selection takes
+        the batch's as one entry."""
         by_kind: dict[tuple[str, str], list[Event]] = {}
         for change in batch:
             key = change.key
-            if (key.org, key.kind) in self._by_kind:
+            if (key.org, key.kind) in self._kinds:
                 by_kind.setdefault((key.org, key.kind), []).append(Event(change))
-        for group_key, events in by_kind.items():
-            shared = Shared(events)
-            for watcher in list(self._by_kind.get(group_key, ())):
-                if not watcher.take_shared(shared):
-                    for event in events:
-                        watcher.offer(event)
+        for (org, kind), events in by_kind.items():
+            self._offer(self._by_kind.get((org, kind, None)), events)
+            by_parent: dict[str, list[Event]] = {}
+            for event in events:
+                by_parent.setdefault(event.change.key.parent, []).append(event)
+            for parent, mine in by_parent.items():
+                self._offer(self._by_kind.get((org, kind, parent)), mine)
         self.last_seq = batch[-1].seq
         dirty, self.dirty = self.dirty, set()
         for watcher in dirty:
             if watcher.flush is not None and not watcher.done:
                 watcher.flush(watcher, None)
+
+    @staticmethod
+    def _offer(watchers: set[Watcher] | None, events: list[Event]) -> None:
+        if not watchers:
+            return
+        shared = Shared(events)
+        for watcher in list(watchers):
+            if not watcher.take_shared(shared):
+                for event in events:
+                    watcher.offer(event)
 
     def _recheck_all(self) -> None:
         """Judge every watcher again (the access generation moved), off the reading loop."""
