@@ -27,7 +27,8 @@ from typing import Any
 from plinth.auth.principal import Principal
 from plinth.engine.access import Access
 from plinth.engine.requestinfo import RequestInfo
-from plinth.engine.watch import Entry, Event, Shared, Signal, Watcher, WatchHub
+from plinth.engine.watch import Entry, Event, Shared, Signal, Watcher
+from plinth.engine.watch_hub import WatchHub
 from plinth.engine.watch_start import parse_version, selection_for, start_watch
 from plinth.errors import BadRequest, TooManyRequests
 from plinth.server.errors import render_error
