@@ -46,6 +46,8 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.replicas
 	$(BIN)/python -m bench.watch
 	$(BIN)/python -m bench.cli_startup
+	$(BIN)/python -m bench.backup
+	$(BIN)/python -m bench.apply
 
 fuzz: $(STAMP)
 	PLINTH_FUZZ_EXAMPLES=2000 $(BIN)/python -m pytest tests/fuzz -n 2 --dist loadgroup

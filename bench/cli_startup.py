@@ -1,8 +1,11 @@
-"""Wall time of ``plinth rest get`` of one domain (and of ``cpln rest get`` when installed).
+"""Wall time of ``plinth rest get`` of one domain (and of ``cpln rest get`` when installed), of
+``plinth get domain NAME`` and of one completion request (``plinth get domain <TAB>``, names
+live from the server: the cache is off, so every run asks).
 
-Starts a real ``plinth serve`` on loopback, creates one domain, then runs each CLI 20 times
-and prints the medians and their ratio (issue 4 asks for at most a quarter of the official
-CLI's). Run: ``PYTHONPATH=src:. python -m bench.cli_startup``; ``make bench`` can call ``main``.
+Starts a real ``plinth serve`` on loopback, creates one domain, then runs each command 20
+times and prints the medians and their ratios to ``cpln rest get`` (issue 4 asks for at most a
+quarter of the official CLI's; issue 13 for ``plinth get`` and completion to start as fast).
+Run: ``PYTHONPATH=src:. python -m bench.cli_startup``; ``make bench`` can call ``main``.
 """
 
 from __future__ import annotations
@@ -43,11 +46,20 @@ def main() -> int:
             subprocess.run(
                 create, input="name: bench.example.com\n", text=True, env=base, check=True, stdout=subprocess.DEVNULL
             )
-            ours = median_wall_ms([*plinth, *args], {**base, "PLINTH_HOME": folder})
-            print(f"plinth rest get: median {ours:.0f} ms over {RUNS} runs")
+            ours_env = {**base, "PLINTH_HOME": folder}
+            ours = median_wall_ms([*plinth, *args], ours_env)
+            typed = ["get", "domain", "bench.example.com", "--org", "acme", *args[3:]]
+            get = median_wall_ms([*plinth, *typed], ours_env)
+            words = ["plinth", "get", "domain", *args[3:7], "--org", "acme", ""]
+            asking = {"_PLINTH_COMPLETE": "bash_complete", "COMP_WORDS": " ".join(words), "PLINTH_COMPLETION_TTL": "0"}
+            completion = median_wall_ms(plinth, {**ours_env, **asking, "COMP_CWORD": str(len(words) - 1)})
+            theirs = None
             if shutil.which(CPLN) or Path(CPLN).exists():
                 theirs = median_wall_ms([CPLN, *args], {**base, "CPLN_SKIP_UPDATE_CHECK": "1", "CPLN_HOME": folder})
-                print(f"cpln rest get:   median {theirs:.0f} ms over {RUNS} runs; ratio {ours / theirs:.2f}")
+                print(f"cpln rest get:        median {theirs:.0f} ms over {RUNS} runs")
+            for name, value in (("plinth rest get", ours), ("plinth get", get), ("completion (names)", completion)):
+                versus = f"; ratio to cpln rest get {value / theirs:.2f}" if theirs else ""
+                print(f"{name + ':':<21} median {value:.0f} ms over {RUNS} runs{versus}")
         finally:
             server.stop()
     return 0

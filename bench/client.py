@@ -26,6 +26,19 @@ def ensure_created(api: httpx.Client, path: str, body: dict[str, object]) -> Non
         raise RuntimeError(f"POST {path} answered {reply.status_code}: {reply.text[:500]}")
 
 
+def lift_quotas(api: httpx.Client, org: str) -> None:
+    """Raise every quota of ``org`` to the highest ``max``: a bench creates far more items than
+    the default quotas allow, and measures writes, not 429s."""
+    listed = api.get(f"/org/{org}/quota", params={"limit": 1000})
+    listed.raise_for_status()
+    for quota in listed.json()["items"]:
+        api.patch(f"/org/{org}/quota/{quota['id']}", json={"max": QUOTA_CEILING}).raise_for_status()
+
+
+#: The highest ``max`` a quota takes (``plinth.kinds.quota.MAX_LIMIT``).
+QUOTA_CEILING = 1_000_000
+
+
 def record(api: httpx.Client, path: str) -> Recorded:
     """The exact response to GET ``path`` (headers in wire order), for the ceiling."""
     reply = api.get(path)

@@ -20,6 +20,7 @@ from plinth.engine.access import Unrestricted
 from plinth.engine.requestinfo import RequestInfo
 from plinth.engine.service import Engine
 from plinth.kinds import REGISTRY
+from plinth.kinds.quota import MAX_LIMIT
 from plinth.storage import open_storage
 from plinth.storage.base import Key, Operation, Record, Storage
 from plinth.storage.query import ListRequest
@@ -85,6 +86,7 @@ async def _seed(store: Store, org: str, kind: ItemKind, start: int, stop: int) -
         info = RequestInfo(kind=kind.name, org=org)
         # The bootstrap admin is a server admin: the engine checks it as Unrestricted.
         access = Unrestricted(ACTOR_TEMPLATE.format(org=org))
+        await _lift_quotas(Engine(storage, REGISTRY), org)
 
         async def stripe(first: int) -> None:
             # On PostgreSQL each create awaits a few reads: several stripes keep the pool busy.
@@ -100,6 +102,13 @@ async def _seed(store: Store, org: str, kind: ItemKind, start: int, stop: int) -
         await buffered.flush()
     finally:
         await storage.close()
+
+
+async def _lift_quotas(engine: Engine, org: str) -> None:
+    """Every quota of ``org`` at the highest ``max``: the seed creates more items than the
+    default quotas allow."""
+    for record in await engine.storage.list_page(ListRequest(org, "quota", "", 1000)):
+        await engine.patch(RequestInfo(kind="quota", org=org, name=record.key.name), {"max": MAX_LIMIT})
 
 
 def seed(store: Store, org: str, kind: ItemKind, start: int, stop: int) -> float:

@@ -78,6 +78,7 @@ def run(backend: str, duration_s: int, pg_url: str) -> int:
             key = admin_key(store)
             with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {key}"}) as api:
                 path = _seed(api)
+                client.lift_quotas(api, ORG)
                 recorded = client.record(api, path)
             response_file = workdir / "ceiling-workload.json"
             write_response(response_file, recorded.status, recorded.headers, recorded.body)

@@ -63,6 +63,20 @@ def test_put_collection_upserts(api: httpx.Client, unique: str) -> None:
     assert updated.status_code == 200 and updated.json()["version"] == 2
 
 
+def test_writes_say_their_outcome_dry_run_included(api: httpx.Client, unique: str) -> None:
+    """``x-plinth-outcome`` tells an update from a write that changed nothing (``plinth apply``)."""
+    would = api.put("/org/acme/gvc?dryRun=true", json={"name": unique})
+    assert (would.status_code, would.headers["x-plinth-outcome"]) == (200, "created")
+    created = api.put("/org/acme/gvc", json={"name": unique})
+    assert created.headers["x-plinth-outcome"] == "created"
+    same = api.put("/org/acme/gvc", json={"name": unique})
+    assert (same.status_code, same.headers["x-plinth-outcome"], same.json()["version"]) == (200, "unchanged", 1)
+    would = api.put("/org/acme/gvc?dryRun=true", json={"name": unique, "description": "later"})
+    assert would.headers["x-plinth-outcome"] == "updated"
+    patched = api.patch(f"/org/acme/gvc/{unique}", json={"description": "later"})
+    assert (patched.headers["x-plinth-outcome"], patched.json()["version"]) == ("updated", 2)
+
+
 def test_patch_tag_null_removes_it_and_replace_directive(api: httpx.Client, unique: str) -> None:
     api.post("/org/acme/gvc", json={"name": unique, "tags": {"a": "1", "b": 2}})
     r = api.patch(f"/org/acme/gvc/{unique}", json={"tags": {"a": None, "c": True}})

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import httpx
 
+from tests.api.authz_support import bearer, ok, service_account_with_key
+from tests.support.server import ServerProcess
+
 ORG = "acme"
 
 
@@ -31,3 +34,25 @@ def test_a_policy_may_target_images(api: httpx.Client, unique: str) -> None:
         "bindings": [{"permissions": ["pull"], "principalLinks": ["//group/superusers"]}],
     }
     assert api.post(f"/org/{ORG}/policy", json=policy).status_code == 201
+
+
+def test_whatever_a_principal_holds_no_image_is_listed_or_created(
+    server: ServerProcess, api: httpx.Client, unique: str
+) -> None:
+    """The image rows of the authorization matrix: a principal with no grant lists an empty
+    registry (lists omit what it may not view), and even ``manage`` cannot create an image."""
+    tokens = {held: service_account_with_key(api, ORG, f"{unique}-{held}") for held in ("none", "manage")}
+    policy = {
+        "name": f"{unique}-manage",
+        "targetKind": "image",
+        "target": "all",
+        "bindings": [{"permissions": ["manage"], "principalLinks": [f"//serviceaccount/{unique}-manage"]}],
+    }
+    ok(api.post(f"/org/{ORG}/policy", json=policy), 201)
+    with server.client() as anyone:
+        for held, token in tokens.items():
+            listed = anyone.get(f"/org/{ORG}/image", headers=bearer(token))
+            assert ok(listed)["items"] == [], held
+            refused = anyone.post(f"/org/{ORG}/image", json={"name": "web:1"}, headers=bearer(token))
+            assert refused.status_code == 403 and refused.json()["message"] == "You can create an image only by pushing"
+            assert anyone.get(f"/org/{ORG}/image/web:1", headers=bearer(token)).status_code == 404, held

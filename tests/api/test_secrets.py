@@ -162,8 +162,24 @@ def test_the_exporters_give_the_type_and_never_the_values(
     assert crd["type"] == "userpass" and "data" not in crd
 
 
+def warnings_of(api: httpx.Client, href: str) -> list[str]:
+    """The workload's warning, one sentence per reference; and its deployments agree with it."""
+    item = ok(api.get(href))
+    warning = item["status"].get("warning")
+    deployments = ok(api.get(f"{href}/deployment"))["items"]
+    assert deployments and all(d["status"]["ready"] is (warning is None) for d in deployments)
+    assert item["status"]["healthCheck"]["success"] is (warning is None)
+    if warning is not None:
+        assert all(d["status"]["message"] == warning for d in deployments)
+    return [] if warning is None else warning.split("; ")
+
+
 def test_a_workload_may_name_a_secret_before_it_exists_and_its_status_says_so(api: httpx.Client, unique: str) -> None:
-    ok(api.post(f"/org/{ORG}/gvc", json={"name": unique}), 201)
+    """kinds.md §2.4: nothing refuses the write; the status (and the deployments, not ready)
+    says what does not hold, until the secrets exist with the keys named and the workload's
+    identity holds ``reveal`` on them."""
+    placed = {"staticPlacement": {"locationLinks": ["//location/aws-us-east-1"]}}
+    ok(api.post(f"/org/{ORG}/gvc", json={"name": unique, "spec": placed}), 201)
     container = {
         "name": "app",
         "image": "nginx:1.27",
@@ -177,23 +193,61 @@ def test_a_workload_may_name_a_secret_before_it_exists_and_its_status_says_so(ap
     made = ok(
         api.post(f"/org/{ORG}/gvc/{unique}/workload", json={"name": "web", "spec": {"containers": [container]}}), 201
     )
-    warning = made["status"]["warning"]
-    assert f"spec.containers[0].env[0].value: secret '{unique}-db' does not exist" in warning
-    assert f"spec.containers[0].volumes[0].uri: secret '{unique}-tls' does not exist" in warning
     assert made["spec"]["containers"][0]["env"][0]["value"] == f"cpln://secret/{unique}-db.password", "kept as sent"
+    env0, env1, volume = (
+        "spec.containers[0].env[0].value",
+        "spec.containers[0].env[1].value",
+        "spec.containers[0].volumes[0].uri",
+    )
+    assert warnings_of(api, workload) == [
+        f"{volume}: secret '{unique}-tls' does not exist",
+        f"{env0}: secret '{unique}-db' does not exist",
+        f"{env1}: secret '{unique}-db' does not exist",
+    ]
 
     create(api, f"{unique}-db", "userpass", {"username": "u", "password": "p"})
     create(api, f"{unique}-tls", "tls", valid_data("tls"))
-    warning = ok(api.get(workload))["status"]["warning"]
-    assert "does not exist" not in warning, "creating the secrets refreshed the workload"
-    assert warning == (
-        f"spec.containers[0].volumes[0].uri: secret '{unique}-tls' (tls) has no key 'nokey' (it has cert, chain, key)"
-    )
+    no_identity = "the workload has no identity, so it cannot reveal secret '{}' (link one that holds reveal on it)"
+    assert warnings_of(api, workload) == [
+        f"{volume}: secret '{unique}-tls' (tls) has no key 'nokey' (it has cert, chain, key)",
+        f"{env0}: {no_identity.format(f'{unique}-db')}",
+        f"{env1}: {no_identity.format(f'{unique}-db')}",
+    ], "creating the secrets refreshed the workload"
     assert "-----BEGIN" not in str(ok(api.get(workload))), "the status names secrets, never their values"
+
+    ok(api.post(f"/org/{ORG}/gvc/{unique}/identity", json={"name": "app"}), 201)
     fixed = {**container, "volumes": [{"uri": f"cpln://secret/{unique}-tls.cert", "path": "/etc/tls"}]}
-    assert "warning" not in ok(api.patch(workload, json={"spec": {"containers": [fixed]}}))["status"]
+    spec = {"identityLink": f"//gvc/{unique}/identity/app", "containers": [fixed]}
+    ok(api.patch(workload, json={"spec": spec}))
+    not_granted = "identity 'app' may not reveal secret '{}' (grant it reveal on the secret with a policy)"
+    assert warnings_of(api, workload) == [
+        f"{volume}: {not_granted.format(f'{unique}-tls')}",
+        f"{env0}: {not_granted.format(f'{unique}-db')}",
+        f"{env1}: {not_granted.format(f'{unique}-db')}",
+    ]
+
+    # A policy granting the identity reveal on one secret, then on both (by query): each policy
+    # write refreshes the workloads that reference what it targets.
+    identity = f"//gvc/{unique}/identity/app"
+    policy = {
+        "name": f"{unique}-reveal",
+        "targetKind": "secret",
+        "targetLinks": [f"//secret/{unique}-db"],
+        "bindings": [{"permissions": ["reveal"], "principalLinks": [identity]}],
+    }
+    ok(api.post(f"/org/{ORG}/policy", json=policy), 201)
+    assert warnings_of(api, workload) == [f"{volume}: {not_granted.format(f'{unique}-tls')}"]
+    by_query = {"match": "any", "terms": [{"op": "~", "property": "name", "value": f"^{unique}-"}]}
+    by_name = {k: v for k, v in policy.items() if k != "targetLinks"}
+    ok(api.put(f"/org/{ORG}/policy/{unique}-reveal", json={**by_name, "targetQuery": {"spec": by_query}}))
+    assert warnings_of(api, workload) == []
+    assert "warning" not in ok(api.get(workload))["status"]
+
+    # Taking the grant away (deleting the policy) and deleting a secret say so again.
+    assert api.delete(f"/org/{ORG}/policy/{unique}-reveal").status_code == 202
+    assert f"{env0}: {not_granted.format(f'{unique}-db')}" in warnings_of(api, workload)
     assert api.delete(f"{SECRETS}/{unique}-db").status_code == 202
-    assert f"secret '{unique}-db' does not exist" in ok(api.get(workload))["status"]["warning"]
+    assert f"{env0}: secret '{unique}-db' does not exist" in warnings_of(api, workload)
 
 
 def test_the_permission_schema_and_the_access_report(api: httpx.Client, unique: str) -> None:
@@ -205,3 +259,16 @@ def test_the_permission_schema_and_the_access_report(api: httpx.Client, unique: 
     report = ok(api.get(f"{SECRETS}/{unique}/-accessreport"))
     assert report["kind"] == "accessreport"
     assert "reveal" in {entry["name"] for entry in report["permissions"]}
+
+
+def test_the_secrets_of_one_type(api: httpx.Client, unique: str) -> None:
+    """``GET /org/{org}/secret/-for/type/{type}`` (only in the CLI's map): the query on type."""
+    create(api, f"{unique}-a", "userpass", {"username": "u", "password": "p"})
+    create(api, f"{unique}-b", "opaque", {"payload": "x"})
+    found = ok(api.get(f"{SECRETS}/-for/type/userpass", params={"limit": 1000}))
+    assert found["kind"] == "queryresult" and found["itemKind"] == "secret"
+    names = [item["name"] for item in found["items"]]
+    assert f"{unique}-a" in names and f"{unique}-b" not in names
+    assert all(item["type"] == "userpass" and "data" not in item for item in found["items"])
+    unknown = api.get(f"{SECRETS}/-for/type/password")
+    assert unknown.status_code == 404 and "userpass" in unknown.json()["message"]

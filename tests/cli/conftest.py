@@ -12,9 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.server import ServerProcess, start_server
+from tests.api.conftest import BACKENDS
+from tests.support.server import ServerProcess, serving, start_server
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
+
+
+#: The commands that talk to the server, to which ``PlinthCli`` adds ``--endpoint`` and ``--token``.
+AUTHENTICATED = ("rest", "get", "apply", "delete")
 
 
 @dataclass
@@ -46,7 +51,7 @@ class PlinthCli:
 
     def __call__(self, *args: str, stdin: str = "", env: dict[str, str] | None = None, auth: bool = True) -> Run:
         argv = list(args)
-        if auth and args and args[0] == "rest":
+        if auth and args and args[0] in AUTHENTICATED:
             if self.endpoint:
                 argv += ["--endpoint", self.endpoint]
             if self.token:
@@ -70,6 +75,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
         yield process
     finally:
         process.stop()
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def store_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """A real server per storage backend (SQLite, PostgreSQL), for a module's end-to-end tests."""
+    with serving(request.param, tmp_path_factory.mktemp("plinth-store")) as proc:
+        yield proc
 
 
 @pytest.fixture

@@ -65,6 +65,7 @@ DOCS = {
     "cloudaccount-list": (f"{A}/cloudaccount", d.CLOUDACCOUNTS),
     "agent-list": (f"{A}/agent", d.AGENTS),
     "image-list": (f"{A}/image", d.IMAGES),
+    "quota-list": (f"{A}/quota", d.QUOTAS),
     "unknown-kind": (f"{A}/gadget/zed", d.UNKNOWN_KIND),
     "bare-array": (f"{A}/-array", d.BARE_ARRAY),
 }

@@ -919,6 +919,46 @@ AGENTS = listing(
 )
 
 
+#: Quotas as Plinth serves them: org-wide ones without dimensions, per-GVC ones with the GVC.
+QUOTAS = listing(
+    "quota",
+    [
+        {
+            "id": "0775c8ea-d6f5-5054-9d7a-a82931ae1f23",
+            "name": "workloads-per-gvc",
+            "kind": "quota",
+            "version": 2,
+            "description": "Max number of workloads in a gvc",
+            "created": "2025-04-01T08:00:00.000Z",
+            "lastModified": "2025-04-02T08:00:00.000Z",
+            "links": links(f"/org/{ORG}/quota/0775c8ea-d6f5-5054-9d7a-a82931ae1f23", org=f"/org/{ORG}"),
+            "unit": "workloads",
+            "dimensions": {"gvc": "prod"},
+            "max": 50,
+            "current": 12,
+            "origin": "default",
+            "status": {},
+        },
+        {
+            "id": "50bd2208-6939-50d2-a240-b05fc70e51db",
+            "name": "agents",
+            "kind": "quota",
+            "version": 1,
+            "description": "Max number of agents",
+            "created": "2025-04-01T08:00:00.000Z",
+            "lastModified": "2025-04-01T08:00:00.000Z",
+            "links": links(f"/org/{ORG}/quota/50bd2208-6939-50d2-a240-b05fc70e51db", org=f"/org/{ORG}"),
+            "unit": "agents",
+            "dimensions": {},
+            "max": 100,
+            "current": 0,
+            "origin": "default",
+            "status": {},
+        },
+    ],
+)
+
+
 #: Images as the platform lists pushed ones (Plinth never holds any: nothing pushes).
 IMAGES = listing(
     "image",

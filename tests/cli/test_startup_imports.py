@@ -41,15 +41,19 @@ HEAVY = [
 PROBE = """
 import sys
 from plinth.cli.main import run
-code = run(sys.argv[1:])
+try:
+    code = run(sys.argv[1:])
+except SystemExit as done:  # a completion request exits from inside click
+    code = done.code
 sys.stdout.flush()
 print("\\nMODULES=" + __import__("json").dumps(sorted(sys.modules)))
 sys.exit(code)
 """
 
 
-def run_probe(args: list[str], home: Path) -> tuple[int, set[str]]:
+def run_probe(args: list[str], home: Path, extra: dict[str, str] | None = None) -> tuple[int, set[str]]:
     environ = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": SRC, "PLINTH_HOME": str(home), "HOME": str(home)}
+    environ.update(extra or {})
     done = subprocess.run(
         [sys.executable, "-c", PROBE, *args], capture_output=True, text=True, env=environ, timeout=60, check=False
     )
@@ -73,3 +77,36 @@ def test_help_imports_no_subcommand(tmp_path: Path) -> None:
     code, modules = run_probe(["--help"], tmp_path)
     assert code == 0
     assert not {"plinth.cli.rest", "plinth.cli.profile_cmd", "plinth.cli.serve", "plinth.client"} & modules
+
+
+#: What ``plinth get`` and a completion request may import beyond ``plinth rest get``: their
+#: own small modules, and click's completion support.
+OWN_MODULES = {
+    "plinth.cli.get_cmd",
+    "plinth.cli.get_run",
+    "plinth.cli.kindnames",
+    "plinth.cli.completion",
+    "click.shell_completion",
+    "shlex",
+}
+
+
+def test_get_and_a_completion_import_no_more_than_rest_get(tmp_path: Path) -> None:
+    items = {"kind": "list", "itemKind": "domain", "items": [DOMAIN], "links": []}
+    canned = {("GET", "/org/acme/domain"): Canned(200, dumps(items))}
+    auth = ["--endpoint", "", "--token", "t"]
+    with CannedServer(canned) as server:
+        auth[1] = server.endpoint
+        _, rest = run_probe(["rest", "get", "/org/acme/domain", "-o", "json", *auth], tmp_path)
+        code, get = run_probe(["get", "domains", "--org", "acme", "-o", "json", *auth], tmp_path)
+        words = ["plinth", "get", "domain", "--org", "acme", *auth, ""]
+        request = {
+            "_PLINTH_COMPLETE": "bash_complete",
+            "COMP_WORDS": " ".join(words),
+            "COMP_CWORD": str(len(words) - 1),
+        }
+        completed, completion = run_probe([], tmp_path, request)
+    assert (code, completed) == (0, 0)
+    assert "plinth.client.http" in get and "plinth.client.http" in completion  # both asked the server
+    assert get - rest <= OWN_MODULES, sorted(get - rest - OWN_MODULES)
+    assert completion - rest <= OWN_MODULES, sorted(completion - rest - OWN_MODULES)

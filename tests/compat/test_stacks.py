@@ -5,12 +5,13 @@ all of them. Each item is checked through Plinth's HTTP API afterwards."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
 import httpx
 
-from tests.compat.conftest import ORG, Cpln
+from tests.compat.conftest import ORG, Cpln, Plinth
 from tests.compat.test_typed import ok
 
 STACK = """\
@@ -124,3 +125,31 @@ def test_a_stack_applies_reapplies_unchanged_and_deletes(
         if left:
             time.sleep(0.2)
     assert left == [], f"still there after {DELETE_WAIT_S} s: {left}"
+
+
+SERVER_OWNED = ("id", "version", "created", "lastModified", "links", "status", "alias")  # alias: random per item
+
+
+def test_plinth_apply_stores_what_cpln_apply_stores(
+    cpln: Cpln, plinth: Plinth, api: httpx.Client, unique: str, tmp_path: Path
+) -> None:
+    """The same stack, by the official CLI (names ``{unique}o``) and by ``plinth apply`` (``{unique}p``):
+    every item is stored the same, then ``plinth delete -f`` removes Plinth's at once, in order."""
+    ours, theirs = f"{unique}p", f"{unique}o"
+    for name, run in ((theirs, cpln), (ours, plinth)):
+        manifest = tmp_path / f"{name}.yaml"
+        manifest.write_text(STACK.format(u=name))
+        ok(run("apply", "--file", str(manifest)) if run is cpln else run("apply", "-f", str(manifest), "--org", ORG))
+    paths = ["/gvc/{u}", "/gvc/{u}/identity/runner", "/secret/{u}-db", "/policy/{u}-reveal"]
+    paths += ["/gvc/{u}/volumeset/files", "/gvc/{u}/workload/api", "/gvc/{u}/workload/worker"]
+    for path in paths:
+        mine, official = (api.get(f"/org/{ORG}" + path.format(u=name)).json() for name in (ours, theirs))
+        for item in (mine, official):
+            for field in SERVER_OWNED:
+                item.pop(field, None)
+        assert json.loads(json.dumps(mine).replace(ours, theirs)) == official, path
+
+    removed = plinth("delete", "-f", str(tmp_path / f"{ours}.yaml"), "--org", ORG)
+    assert removed.code == 0, removed.stderr
+    assert all(api.get(f"/org/{ORG}" + path.format(u=ours)).status_code == 404 for path in paths)
+    ok(cpln("delete", "--file", str(tmp_path / f"{theirs}.yaml")))

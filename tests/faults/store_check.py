@@ -15,6 +15,8 @@ from typing import Any
 
 import psycopg
 
+from plinth.kinds import REGISTRY
+
 KeyTuple = tuple[str, str, str, str]
 
 
@@ -84,10 +86,13 @@ def href(key: KeyTuple) -> str:
 
 
 def check_documents_match_their_rows(snapshot: Snapshot) -> None:
-    """Every stored document is whole and says what its key columns say."""
+    """Every stored document is whole and says what its key columns say (the key of a kind
+    addressed by id, a quota, is its id; its name repeats)."""
     for key, row in snapshot.records.items():
         doc = row.doc
-        assert (doc.get("kind"), doc.get("name"), doc.get("id"), doc.get("version")) == (
+        kind = REGISTRY.get(key[1])
+        named = doc.get("id") if kind is not None and kind.addressed_by_id else doc.get("name")
+        assert (doc.get("kind"), named, doc.get("id"), doc.get("version")) == (
             key[1],
             key[3],
             row.id,

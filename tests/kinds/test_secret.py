@@ -33,7 +33,8 @@ def test_declaration() -> None:
     assert SECRET.text_columns == ("NAME", "DESCRIPTION", "TYPE", "CREATED", "TAGS")
     assert "type" in SECRET.query_properties
     assert [(a.operation_id, a.method, a.path, a.on_item) for a in SECRET.actions] == [
-        ("revealSecret", "GET", "-reveal", True)
+        ("revealSecret", "GET", "-reveal", True),
+        ("listSecretsForType", "GET", "-for/type/{type}", False),
     ]
     assert SECRET.top_level_model is not None
     assert set(SECRET.sealed) <= set(SECRET.top_level_model.model_fields)

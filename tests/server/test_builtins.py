@@ -116,3 +116,39 @@ def test_a_gvc_stored_before_locations_were_served_keeps_working(store: Storage,
         assert [e.path for e in refused.value.errors] == ["spec.staticPlacement.locationLinks[1]"]
 
     run_async(scenario())
+
+
+def test_quotas_an_older_server_did_not_keep_are_seeded_with_what_they_count(
+    store: Storage, run_async: RunAsync
+) -> None:
+    async def scenario() -> None:
+        without_quotas = {name: kind for name, kind in REGISTRY.items() if name != "quota"}
+        before = Engine(store, without_quotas)
+        await before.upsert(RequestInfo(kind="org"), {"name": "early"})
+        await before.create(RequestInfo(kind="gvc", org="early"), {"name": "prod"})
+        for name in ("wa", "wb"):
+            body = {"name": name, "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]}}
+            await before.create(RequestInfo(kind="workload", org="early", gvc="prod"), body)
+        await before.create(RequestInfo(kind="domain", org="early"), {"name": "early.example.com"})
+        assert await names(store, "early", "quota") == set()
+
+        engine = Engine(store, REGISTRY)
+        await first_start.ensure_builtins(engine, store)
+        seeded = {
+            (q["name"], q["dimensions"].get("gvc"), q["current"])
+            for q in [orjson.loads(r.doc) for r in await store.list_page(ListRequest("early", "quota", "", 100))]
+        }
+        assert seeded == {
+            ("agents", None, 0),
+            ("domains", None, 1),
+            ("identities-per-gvc", "prod", 0),
+            ("workloads-per-gvc", "prod", 2),
+        }
+        # From now on the engine counts: one more workload is one more unit.
+        body = {"name": "wc", "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]}}
+        await engine.create(RequestInfo(kind="workload", org="early", gvc="prod"), body)
+        workloads = [orjson.loads(r.doc) for r in await store.list_page(ListRequest("early", "quota", "", 100))]
+        assert [q["current"] for q in workloads if q["name"] == "workloads-per-gvc"] == [3]
+        assert await engine.quotas.ensure("early", engine.clock()) == 0
+
+    run_async(scenario())

@@ -175,7 +175,9 @@ def test_every_list_and_query_documents_its_watch(doc: dict[str, Any]) -> None:
     watchable = [
         op
         for path, method, op in operations(doc)
-        if (method, op["operationId"][:4]) in (("get", "list"), ("post", "quer")) and "{name}" not in path
+        if (method, op["operationId"][:4]) in (("get", "list"), ("post", "quer"))
+        and "{name}" not in path
+        and ("/-" not in path or path.endswith("/-query"))  # not a kind's own action
     ]
     assert len(watchable) > 2 * len(REGISTRY) - 5
     for op in watchable:
@@ -343,6 +345,7 @@ TOP_LEVEL_EXAMPLES: dict[str, dict[str, Any]] = {
     "policy": {"targetKind": "gvc", "target": "all"},
     "secret": {"type": "dictionary", "data": {"KEY": "value"}},
     "cloudaccount": {"provider": "aws", "data": {"roleArn": "arn:aws:iam::123456789012:role/cpln-acme"}},
+    "quota": {"max": 10},
 }
 #: Minimal specs a schema alone cannot give (names checked by a validator, not a pattern).
 MINIMAL_SPECS: dict[str, dict[str, Any]] = {"workload": {"containers": [{"name": "app", "image": "nginx:1.27"}]}}
@@ -410,6 +413,8 @@ def test_items_the_pipeline_builds_match_the_schemas(doc: dict[str, Any], kind: 
         patch = {"$replace/spec": item.get("spec"), "$drop/tags": ["team"], "tags": {"x": "y", "n": None}}
         if "spec" not in item:
             del patch["$replace/spec"]
+        if not kind.has_tags:
+            patch = {"max": 5}
         assert list(component(doc, f"{p}Patch").iter_errors(patch)) == []
 
 
@@ -602,6 +607,7 @@ KNOWN_ACTIONS = {
     "listWorkloadCommands",
     "getWorkloadCommand",
     "revealSecret",
+    "listSecretsForType",
     "getCloudaccountInstructions",
     "getAgentInfo",
 }
@@ -659,6 +665,11 @@ async def _exercise_actions(doc: dict[str, Any], check: Conformance, kind: KindS
         assert "data" in shown and "data" not in plain
         assert {k: v for k, v in shown.items() if k != "data"} == plain
         await check.call(t, m, {**params, "name": "no-such-secret"}, expect=404)
+    if "listSecretsForType" in declared:
+        t, m = pairs["listSecretsForType"]
+        listed = (await check.call(t, m, {**params, "type": "dictionary"}, expect=200)).json()
+        assert listed["items"] and all(item["type"] == "dictionary" for item in listed["items"])
+        await check.call(t, m, {**params, "type": "no-such-type"}, expect=404)
 
 
 async def _exercise_workload_runtime(

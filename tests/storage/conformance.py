@@ -12,9 +12,12 @@ ping. ``conformance_query.py`` covers keyset paging and every query op;
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 
-from plinth.storage.base import Delete, Key, Operation, Put, SetMeta, Storage
+import orjson
+
+from plinth.storage.base import Delete, Key, Operation, Put, SetMeta, Storage, StorageError, Tally
 from tests.storage import conformance_changes, conformance_query
 from tests.storage.records import (
     assert_same,
@@ -215,6 +218,55 @@ async def run_ping_answers(store: Storage) -> None:
 
 Check = Callable[[Storage], Awaitable[None]]
 
+
+async def _counter(store: Storage, key: Key) -> tuple[int, int]:
+    record = await store.get(key, fresh=True)
+    assert record is not None
+    doc = orjson.loads(record.doc)
+    return doc["current"], record.version
+
+
+async def run_tally_counts_up_to_the_ceiling_and_down_to_zero(store: Storage) -> None:
+    org = new_org()
+    quota = make_record(org, "quota", {"current": 0, "max": 2, "unit": "things"})
+    await create(store, [quota])
+    await store.commit([Tally(quota.key, 1)])
+    await store.commit([Tally(quota.key, 1)])
+    assert await _counter(store, quota.key) == (2, 1)  # the version never moves
+
+    item = make_record(org, "third")
+    error = await expect_error("limit", store.commit([Put(item, None), Tally(quota.key, 1)]))
+    assert error.key == quota.key
+    assert await store.get(item.key) is None  # the whole batch failed
+    assert await _counter(store, quota.key) == (2, 1)
+
+    for _ in range(3):
+        await store.commit([Tally(quota.key, -1)])
+    assert await _counter(store, quota.key) == (0, 1)  # never below zero
+    assert orjson.loads((await store.get(quota.key, fresh=True)).doc)["unit"] == "things"  # type: ignore[union-attr]
+    # A counter that does not exist counts nothing: the batch goes through.
+    await store.commit([Put(item, None), Tally(Key(org, "quota", "", "missing"), 1)])
+    assert await store.get(item.key) is not None
+
+
+async def run_tally_never_gives_the_last_unit_twice(store: Storage) -> None:
+    org = new_org()
+    quota = make_record(org, "quota", {"current": 0, "max": 5})
+    await create(store, [quota])
+
+    async def take(n: int) -> bool:
+        try:
+            await store.commit([Put(make_record(org, f"item{n}"), None), Tally(quota.key, 1)])
+        except StorageError as exc:
+            assert exc.code == "limit"
+            return False
+        return True
+
+    taken = await asyncio.gather(*(take(n) for n in range(12)))
+    assert sum(taken) == 5
+    assert (await _counter(store, quota.key))[0] == 5
+
+
 CHECKS: list[Check] = [
     run_create_and_get,
     run_create_of_existing_key_fails_and_changes_nothing,
@@ -228,6 +280,8 @@ CHECKS: list[Check] = [
     run_meta_set_and_only_if_absent,
     run_meta_compare_and_set,
     run_ping_answers,
+    run_tally_counts_up_to_the_ceiling_and_down_to_zero,
+    run_tally_never_gives_the_last_unit_twice,
     *conformance_query.CHECKS,
     *conformance_changes.CHECKS,
 ]

@@ -65,6 +65,81 @@ def load_document(text: str, source: str) -> Any:
         raise InputError(f'{error} in "{source}"') from error
 
 
+def load_documents(text: str, source: str) -> list[Any]:
+    """Every document of a YAML/JSON stream (``---`` between them), in order, each parsed as
+    :func:`load_document` parses one (``None`` for an empty one, so positions are kept);
+    ``source`` names the file in errors.
+
+    Stacks are large, so this one reads fast: a file that is one JSON value is read by the
+    JSON parser (JSON is YAML, and reads the same either way), YAML by libyaml's parser when
+    PyYAML has it, with the same resolvers and constructors. A file either cannot read is read
+    again by :func:`load_document`'s pure-Python loader, whose error message is the one shown.
+    """
+    if text.lstrip()[:1] in ("{", "["):
+        from plinth.client.jsvalues import parse_json
+
+        try:
+            return [parse_json(text)]
+        except ValueError:
+            pass  # not JSON after all (a YAML flow mapping, say): YAML decides
+    import yaml
+
+    fast = _fast_loader_class()
+    if fast is not None:
+        try:
+            return _documents(fast(text))
+        except yaml.YAMLError:
+            pass  # the pure loader reads it again, for js-yaml's message layout
+    return _documents_or_error(_loader_class()(text), text, source)
+
+
+def _documents(loader: Any) -> list[Any]:
+    documents: list[Any] = []
+    try:
+        while loader.check_node():
+            documents.append(loader.construct_document(loader.get_node()))
+    finally:
+        loader.dispose()
+    return documents
+
+
+def _documents_or_error(loader: Any, text: str, source: str) -> list[Any]:
+    import yaml
+
+    try:
+        return _documents(loader)
+    except yaml.MarkedYAMLError as error:
+        raise InputError(_describe_yaml_error(error, text, source)) from error
+    except yaml.YAMLError as error:
+        raise InputError(f'{error} in "{source}"') from error
+
+
+_FAST_LOADER: Any = None
+
+
+def _fast_loader_class() -> Any:
+    """:func:`_loader_class`'s schema on libyaml's parser; ``None`` without libyaml."""
+    global _FAST_LOADER
+    import yaml
+
+    if _FAST_LOADER is None and getattr(yaml, "__with_libyaml__", False):
+        from yaml.cyaml import CParser  # type: ignore[attr-defined]
+
+        pure = _loader_class()
+
+        class FastJsYamlLoader(CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
+            yaml_implicit_resolvers = pure.yaml_implicit_resolvers
+            yaml_constructors = pure.yaml_constructors
+
+            def __init__(self, stream: str) -> None:
+                CParser.__init__(self, stream)
+                yaml.constructor.SafeConstructor.__init__(self)
+                yaml.resolver.Resolver.__init__(self)
+
+        _FAST_LOADER = FastJsYamlLoader
+    return _FAST_LOADER
+
+
 def _describe_yaml_error(error: Any, text: str, source: str) -> str:
     """js-yaml's message layout: the reason, the file and position, then the lines around it."""
     mark = error.problem_mark or error.context_mark

@@ -4,7 +4,9 @@ This is the only module that prints errors or chooses exit codes (gh's ``ghcmd.M
 
 - 0: success;
 - 1: the request or the input failed (server errors, no connection, bad file, format errors);
-- 2: usage errors; the message is followed by the command's help.
+- 2: usage errors; the message is followed by the command's help;
+- 3, 4, 5: ``plinth serve`` could not start: a worker failed, the address is in use, the store
+  is newer than this Plinth (``cli/errors.py``).
 
 Server and network errors are printed on standard error in the ``-o`` the user gave
 (``plinth.cli.output.errors``), the same bytes the official CLI prints.
@@ -19,16 +21,21 @@ import click
 
 from plinth import __version__
 from plinth.cli.env import CliEnv
-from plinth.cli.errors import CliError, ExitCode
+from plinth.cli.errors import BatchFailed, CliError, ExitCode
 from plinth.cli.lazy import LazyGroup
 from plinth.cli.state import RunState
 
 COMMANDS = {
     "rest": ("plinth.cli.rest:rest_group", "Submit REST requests against the API"),
+    "apply": ("plinth.cli.apply_cmd:apply_command", "Create or update the items of files (YAML or JSON)"),
+    "delete": ("plinth.cli.apply_cmd:delete_command", "Delete the items of files, in the reverse order of apply"),
+    "get": ("plinth.cli.get_cmd:get_command", "Show items of a kind: plinth get KIND [NAME...]"),
+    "completion": ("plinth.cli.completion:completion_command", "Print a shell completion script (bash, zsh, fish)"),
     "profile": ("plinth.cli.profile_cmd:profile_group", "Manage connection profiles"),
     "serve": ("plinth.cli.serve:serve_command", "Run the Plinth API server"),
     "export": ("plinth.cli.transfer:export_command", "Write a whole store as JSON lines"),
     "import": ("plinth.cli.transfer:import_command", "Load an export into a new, empty store"),
+    "backup": ("plinth.cli.backup_cmd:backup_command", "Back up a SQLite store while its server serves"),
     "signing-key": ("plinth.cli.signing_key:signing_key_command", "Rotate the key that signs service account keys"),
     "secrets": ("plinth.cli.secrets_cmd:secrets_command", "Rotate and check the keys that seal secrets at rest"),
 }
@@ -76,25 +83,41 @@ def _report_usage(env: CliEnv, usage: click.UsageError) -> int:
 
 
 def _report_failure(state: RunState, error: Exception) -> int:
-    from plinth.client import TransportError, error_body
-    from plinth.errors import APIError
-
     env = state.env
     if state.transcript is not None:
         state.transcript.log("Abnormal exit ")
-    if isinstance(error, APIError | TransportError):
-        from plinth.cli.output.base import RenderContext
-        from plinth.cli.output.errors import render_error
-
-        shown = error_body(error) if isinstance(error, APIError) else {"code": error.code, "message": error.message}
-        env.stderr.write(render_error(shown, state.error_output, RenderContext(color=state.color)) + "\n\n")
+    if isinstance(error, BatchFailed):
+        for where, failure in error.failures:
+            env.stderr.write(f"{where}:\n")
+            shown = _render_remote(state, failure)
+            env.stderr.write(shown if shown is not None else f"{failure}\n\n")
+        env.stderr.write(error.message + "\n")
+        return ExitCode.FAILED
+    shown = _render_remote(state, error)
+    if shown is not None:
+        env.stderr.write(shown)
         return ExitCode.FAILED
     if isinstance(error, CliError):
         if error.prefix:
             env.stderr.write(error.prefix + "\n")
         env.stderr.write(error.message + ("\n\n" if error.blank_line else "\n"))
-        return ExitCode.FAILED
+        return error.exit_code
     raise error
+
+
+def _render_remote(state: RunState, error: BaseException) -> str | None:
+    """A server or network error as the official CLI prints it in the run's ``-o``; ``None``
+    for any other exception."""
+    from plinth.client import TransportError, error_body
+    from plinth.errors import APIError
+
+    if not isinstance(error, APIError | TransportError):
+        return None
+    from plinth.cli.output.base import RenderContext
+    from plinth.cli.output.errors import render_error
+
+    shown = error_body(error) if isinstance(error, APIError) else {"code": error.code, "message": error.message}
+    return render_error(shown, state.error_output, RenderContext(color=state.color)) + "\n\n"
 
 
 def main() -> NoReturn:

@@ -7,6 +7,8 @@ which ``-o`` the user asked for).
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,25 +47,38 @@ def user_agent() -> str:
 
 
 def open_client(state: RunState, settings: Settings) -> ApiClient:
+    """The run's client; ``-v`` and ``--debug`` lines go to the run's transcript."""
+    return connector(state, settings)()
+
+
+def connector(state: RunState, settings: Settings) -> Callable[[], ApiClient]:
+    """A factory of clients for the run (one per thread of ``plinth apply``), all of one session
+    and all writing to one transcript, which is set up (``Starting session``) at once."""
     env = state.env
     transcript = Transcript(env.stderr, env.now, settings.verbose, settings.debug)
     state.transcript = transcript
-    client = env.make_client(
-        endpoint=settings.endpoint,
-        token=settings.token,
-        insecure=settings.insecure,
-        timeout=settings.timeout,
-        user_agent=user_agent(),
-        retry=RetryPolicy(),
-        sleep=env.sleep,
-    )
-    transcript.log(f"Starting session {client.session_id}")
+    session_id = str(uuid.uuid4())
+    transcript.log(f"Starting session {session_id}")
     for note in settings.notes:
         transcript.log(note)
-    client.on_request.append(transcript.request)
-    client.on_response.append(transcript.response)
-    client.on_request.append(lambda prepared: _log_retry(transcript, prepared))
-    return client
+
+    def connect() -> ApiClient:
+        client = env.make_client(
+            endpoint=settings.endpoint,
+            token=settings.token,
+            insecure=settings.insecure,
+            timeout=settings.timeout,
+            user_agent=user_agent(),
+            retry=RetryPolicy(),
+            sleep=env.sleep,
+            session_id=session_id,
+        )
+        client.on_request.append(transcript.request)
+        client.on_response.append(transcript.response)
+        client.on_request.append(lambda prepared: _log_retry(transcript, prepared))
+        return client
+
+    return connect
 
 
 def _log_retry(transcript: Transcript, prepared: Any) -> None:
@@ -111,7 +126,7 @@ def run_rest(state: RunState, call: RestCall) -> None:
             raise CliError(f"unknown verb {call.verb}")
         write_document(state, client, formatter, doc, settings)
         if more:
-            _note_more(state, settings, call.flags)
+            note_more(state, settings, call.flags)
     finally:
         client.close()
 
@@ -229,7 +244,7 @@ def fetch_export(client: ApiClient, doc: Any, service: str) -> Any:
     return client.request("GET", link, base=base).json()
 
 
-def _note_more(state: RunState, settings: Settings, flags: RequestFlags) -> None:
+def note_more(state: RunState, settings: Settings, flags: RequestFlags) -> None:
     from plinth.cli.output.color import YELLOW, paint
 
     default = " (default)" if flags.max is None else ""

@@ -1,4 +1,8 @@
-"""``plinth serve``: bootstrap the store once, then run uvicorn with N worker processes.
+"""``plinth serve``: bind the port, bootstrap the store once, then run uvicorn with N worker processes.
+
+The port is bound first: a port in use fails the start (exit 4, one line) before the store is
+touched or anything is announced; a store a newer Plinth has migrated fails it too (exit 5),
+untouched (``cli/errors.py``).
 
 A PostgreSQL store that cannot be reached at start is not fatal: the server starts not ready
 and its workers open (and if need be bootstrap) the store when it answers (``server/app.py``).
@@ -7,8 +11,12 @@ and its workers open (and if need be bootstrap) the store when it answers (``ser
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import socket
 import sys
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +25,7 @@ import click
 from plinth.cli.serve_watch import watch_options
 from plinth.cli.transfer import secrets_key_file_option
 from plinth.kinds.base import DEFAULT_BASE_DOMAIN
-from plinth.server.settings import RATE_BURST, RATE_LIMIT, REQUEST_TIMEOUT_S, Settings
+from plinth.server.settings import RATE_BURST, RATE_LIMIT, REQUEST_TIMEOUT_S, SHUTDOWN_GRACE_S, Settings
 
 
 async def bootstrap(settings: Settings) -> tuple[str | None, str]:
@@ -42,10 +50,14 @@ async def bootstrap(settings: Settings) -> tuple[str | None, str]:
 
 def _bootstrap_or_wait(settings: Settings) -> tuple[str | None, str, bool]:
     """``bootstrap``, or ``(None, org, True)`` when a PostgreSQL store is unreachable for now."""
+    from plinth.cli.errors import StoreTooNew
     from plinth.storage.base import StorageError
+    from plinth.storage.migrate import StoreTooNew as Newer
 
     try:
         key, org = asyncio.run(bootstrap(settings))
+    except Newer as exc:
+        raise StoreTooNew(str(exc)) from exc
     except StorageError as exc:
         if exc.code != "unavailable" or settings.store_name != "postgresql":
             raise
@@ -145,6 +157,27 @@ def _announce(settings: Settings, key: str | None, org: str, waiting: bool = Fal
     "Keys that seal secrets, one base64 key a line, the last one sealing (or PLINTH_SECRETS_KEY: one key). "
     "Default on SQLite: secrets.key in --data-dir, made on first start; PostgreSQL needs one"
 )
+@click.option(
+    "--shutdown-grace",
+    envvar="PLINTH_SHUTDOWN_GRACE",
+    type=click.IntRange(min=0),
+    default=SHUTDOWN_GRACE_S,
+    show_default=True,
+    help="On SIGTERM: seconds in-flight requests may take to finish before they are cut off (exit 0 after)",
+)
+@click.option(
+    "--metrics-token-file",
+    envvar="PLINTH_METRICS_TOKEN_FILE",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="/metrics answers scrapes that send this file's contents as a bearer token (default: none may)",
+)
+@click.option(
+    "--metrics-public",
+    envvar="PLINTH_METRICS_PUBLIC",
+    is_flag=True,
+    default=False,
+    help="Serve /metrics without a token, to anyone who can reach the port",
+)
 @watch_options
 @click.option("--init-profile", default=None, help="Create this CLI profile for the server when no profile exists")
 def serve_command(
@@ -166,6 +199,9 @@ def serve_command(
     runtime: str,
     base_domain: str,
     secrets_key_file: Path | None,
+    shutdown_grace: int,
+    metrics_token_file: Path | None,
+    metrics_public: bool,
     init_profile: str | None,
     **watch: Any,
 ) -> None:
@@ -193,32 +229,89 @@ def serve_command(
         base_domain=base_domain.strip(".").lower(),
         secrets_key_file=str(secrets_key_file.resolve()) if secrets_key_file else None,
         secrets_key=os.environ.get("PLINTH_SECRETS_KEY") or None,
+        shutdown_grace=shutdown_grace,
+        metrics_token_file=str(metrics_token_file.resolve()) if metrics_token_file else None,
+        metrics_public=metrics_public,
         **watch,
     )
-    note = _open_secrets_keys(settings)
-    key, org, waiting = _bootstrap_or_wait(settings)
-    endpoint = _announce(settings, key, org, waiting, note)
-    if init_profile:
-        _init_profile(init_profile, endpoint, settings, org)
+    _check_metrics(settings)
+    with _listening(settings) as (sock, settings), _metrics_directory():
+        note = _open_secrets_keys(settings)
+        key, org, waiting = _bootstrap_or_wait(settings)
+        endpoint = _announce(settings, key, org, waiting, note)
+        if init_profile:
+            _init_profile(init_profile, endpoint, settings, org)
+        _run(settings, sock)
+
+
+@contextlib.contextmanager
+def _listening(settings: Settings) -> Iterator[tuple[socket.socket, Settings]]:
+    """The listening socket, bound before anything else happens (``server/runner.py``), with
+    the settings naming the port it got (``--port 0`` asks for any free one)."""
+    from plinth.cli.errors import CannotListen
+    from plinth.server import runner
+
+    try:
+        sock = runner.listen(settings.host, settings.port)
+    except runner.CannotListen as exc:
+        raise CannotListen(str(exc)) from exc
+    try:
+        yield sock, replace(settings, port=int(sock.getsockname()[1]))
+    finally:
+        sock.close()
+
+
+@contextlib.contextmanager
+def _metrics_directory() -> Iterator[None]:
+    """An empty ``PROMETHEUS_MULTIPROC_DIR`` for this server's processes, removed when it stops
+    (``plinth.metrics``). Set before anything here imports ``prometheus_client``, which reads
+    it once; inherited by the workers. One of the server's own, whatever the environment says:
+    files left by another server would add its counts to this one's."""
+    import shutil
+    import tempfile
+
+    path = tempfile.mkdtemp(prefix="plinth-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = path
+    try:
+        yield
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _run(settings: Settings, sock: socket.socket) -> None:
+    """uvicorn, serving ``sock`` with ``settings.workers`` processes until it is stopped."""
     os.environ.update(settings.to_env())
     import uvicorn
 
-    from plinth.server import protocol
+    from plinth.server import protocol, runner
 
-    uvicorn.run(
+    config = uvicorn.Config(
         "plinth.server.app:create_app",
         factory=True,
-        host=host,
-        port=port,
+        host=settings.host,
+        port=settings.port,
         workers=settings.workers,
-        ssl_certfile=tls_cert,
-        ssl_keyfile=tls_key,
+        ssl_certfile=settings.tls_cert,
+        ssl_keyfile=settings.tls_key,
         log_level="warning",
         access_log=False,
         server_header=False,
         loop="uvloop",
         http=protocol.IMPORT_PATH,
+        timeout_graceful_shutdown=settings.shutdown_grace,
     )
+    runner.serve(config, sock)
+
+
+def _check_metrics(settings: Settings) -> None:
+    """Refuse metrics settings that contradict each other, or a token file without a token."""
+    if settings.metrics_public and settings.metrics_token_file:
+        raise click.UsageError("--metrics-public serves /metrics without a token: drop --metrics-token-file")
+    if settings.metrics_token_file:
+        try:
+            settings.metrics_token()
+        except (OSError, ValueError) as exc:
+            raise click.UsageError(str(exc)) from exc
 
 
 def _check_oidc(issuer: str | None, audience: str | None, jwks_file: str | None) -> None:

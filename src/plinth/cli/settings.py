@@ -94,3 +94,15 @@ def resolve(env: CliEnv, flags: RequestFlags) -> Settings:
         profile=profile,
         notes=tuple(notes),
     )
+
+
+def context_value(env: CliEnv, settings: Settings, flag: str | None, name: str) -> str | None:
+    """``--org``/``--gvc`` (``name``): the flag, else ``$PLINTH_ORG``/``$PLINTH_GVC``, else the
+    profile's ``context``; ``None`` when none of them says."""
+    if flag:
+        return flag
+    from_env = env.environ.get(f"PLINTH_{name.upper()}")
+    if from_env:
+        return from_env
+    value = settings.profile.context.get(name) if settings.profile is not None else None
+    return str(value) if value else None

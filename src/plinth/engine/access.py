@@ -129,6 +129,17 @@ class AccessControl:
             if unrestricted is None:
                 unrestricted = self._unrestricted[principal] = Unrestricted(principal.link)
             return unrestricted
+        policies = await self.cached_policy_set(org)
+        identities = self._identities.get(principal.link)
+        if identities is None:
+            user = await self._principal_item(principal)
+            identities = self._identities[principal.link] = policies.identities(principal.link, user)
+        decisions = self._decisions.setdefault(principal.link, {})
+        return PolicyAccess(principal.link, identities, policies, decisions)
+
+    async def cached_policy_set(self, org: str) -> PolicySet:
+        """The org's policy set, as of the access generation last read (at most
+        ``GenerationWatcher``'s interval old; :meth:`expire` makes the next call read it)."""
         generation = await self._watcher.current()
         if generation != self._generation:
             self._sets.clear()
@@ -139,12 +150,11 @@ class AccessControl:
         policies = self._sets.get(org)
         if policies is None:
             policies = self._sets[org] = await self._load(org)
-        identities = self._identities.get(principal.link)
-        if identities is None:
-            user = await self._principal_item(principal)
-            identities = self._identities[principal.link] = policies.identities(principal.link, user)
-        decisions = self._decisions.setdefault(principal.link, {})
-        return PolicyAccess(principal.link, identities, policies, decisions)
+        return policies
+
+    def expire(self) -> None:
+        """Read the access generation again on the next call (this process changed it)."""
+        self._watcher.expire()
 
     async def policy_set(self, org: str) -> PolicySet:
         """The org's current policy set (for access reports)."""

@@ -49,6 +49,8 @@ def build_candidate(
         allowed.add("gvc")
     if not kind.has_description:
         allowed.discard("description")
+    if not kind.has_tags:
+        allowed.discard("tags")
     for key in body:
         if key not in allowed:
             errors.append(FieldError(key, "unknown field"))
@@ -74,10 +76,11 @@ def build_candidate(
             description = name[:DESCRIPTION_MAX]
         errors += check_description(description)
         item["description"] = description
-    tags = body.get("tags")
-    tags = {} if tags is None else tags
-    errors += check_tags(tags, (old or {}).get("tags"), allowed=kind.reserved_tags)
-    item["tags"] = {k: v for k, v in tags.items() if v is not None} if isinstance(tags, dict) else {}
+    if kind.has_tags:
+        tags = body.get("tags")
+        tags = {} if tags is None else tags
+        errors += check_tags(tags, (old or {}).get("tags"), allowed=kind.reserved_tags)
+        item["tags"] = {k: v for k, v in tags.items() if v is not None} if isinstance(tags, dict) else {}
 
     rules_can_run = True
     if kind.top_level_model is not None:

@@ -78,7 +78,7 @@ def finish_item(
             out[key] = candidate[key]
     out["created"] = created
     out["lastModified"] = modified
-    out["links"] = links_for(kind, org, gvc, candidate["name"])
+    out["links"] = links_for(kind, org, gvc, item_id if kind.addressed_by_id else candidate["name"])
     if kind.scope == "gvc":
         out["gvc"] = gvc
     for key, value in candidate.items():

@@ -18,7 +18,9 @@ from plinth.auth.generation import bump as bump_access_generation
 from plinth.engine import pipeline, sealed
 from plinth.engine.access import Access, Unrestricted, require, stamp_of
 from plinth.engine.deletes import guard_children, guard_protected, owned_deletes
+from plinth.engine.grants import Grants
 from plinth.engine.patch import apply_patch
+from plinth.engine.quotas import SERVER_ACTOR, Quotas
 from plinth.engine.references import check_references, normalise_links, refresh_dependants
 from plinth.engine.render import (
     client_view,
@@ -43,6 +45,7 @@ from plinth.errors import (
 )
 from plinth.kinds.base import DEFAULT_BASE_DOMAIN, Item, KindContext, KindSpec
 from plinth.meta import PROTECTED_TAG
+from plinth.metrics import COMMIT_RETRIES
 from plinth.runtime.base import Runtime
 from plinth.runtime.simulated import SimulatedRuntime
 from plinth.sealing import Sealer
@@ -57,7 +60,7 @@ NAMES_PAGE = 1000
 BodyFn = Callable[[Item | None], dict[str, Any]]
 SystemFn = Callable[[Item | None], dict[str, Any]]
 #: What internal callers (bootstrap, tests) act as: every permission, recorded as the server.
-SYSTEM = Unrestricted("/plinth/system")
+SYSTEM = Unrestricted(SERVER_ACTOR)
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,9 @@ class WriteResult:
     status: int
     doc: bytes
     location: str | None = None
+    #: ``created``, ``updated`` or ``unchanged`` (a write that changes nothing stores nothing);
+    #: answered as the ``x-plinth-outcome`` header, so ``plinth apply`` can say which without a GET.
+    outcome: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +159,8 @@ class Engine:
         #: Seals the fields kinds declare ``sealed`` (``engine/sealed.py``); without one, writes
         #: and reveals of such kinds answer 503.
         self.sealer = sealer
-        self.statuses = StatusInputs(storage, kinds, runtime or SimulatedRuntime(), base_domain)
+        self.statuses = StatusInputs(storage, kinds, runtime or SimulatedRuntime(), base_domain, Grants(storage, kinds))
+        self.quotas = Quotas(storage, kinds)
         self._targets: dict[RequestInfo, Target] = {}
 
     # -- addressing -------------------------------------------------------------------
@@ -293,6 +300,7 @@ class Engine:
             except StorageError as exc:
                 if exc.code == "unavailable":
                     raise storage_error(exc, kind_name, "") from exc
+                COMMIT_RETRIES.labels(kind_name).inc()
                 continue  # another process seeded some of them meanwhile: look again
             await self.statuses.settle_selectors(kind, org, built[-1].now)
             return len(built)
@@ -324,7 +332,7 @@ class Engine:
         self.require_verb(self.kind_of(info), "patch")
         body = _object(body)
         t = self.target(info)
-        if "name" in body and body["name"] != t.name:
+        if "name" in body and body["name"] != t.name and not t.kind.addressed_by_id:
             raise ValidationFailed([FieldError("name", "cannot be changed; delete and recreate instead")], t.kind.name)
 
         drops = {f: body.pop(f"$drop/{f}") for f in t.kind.droppable_server_lists if f"$drop/{f}" in body}
@@ -372,7 +380,7 @@ class Engine:
                 return built
             committed = await self._commit(t, built.ops, built.result, pinned=w.expected is not None)
             if committed is not None:  # else it lost a race: read again and retry
-                await self._settle(t, built.item, built.links, built.now)
+                await self._settle(t, built.item, built.links, built.now, old)
                 if committed.status == 201 and t.kind.shown_once is not None:
                     shown = t.kind.shown_once(orjson.loads(committed.doc))
                     committed = replace(committed, doc=orjson.dumps(shown))
@@ -394,7 +402,7 @@ class Engine:
         ``old`` holds the stored item's sealed fields in the clear (``sealed_record`` is where
         they are kept); the record stored, its answer and what other items see never do."""
         now = self.clock()
-        item_id = old["id"] if old else new_id()
+        item_id = old["id"] if old else (t.name if t.kind.addressed_by_id else new_id())
         ctx = KindContext(
             org=t.org, now=now, gvc=t.gvc, parent=parent, id=item_id, base_domain=self.statuses.base_domain
         )
@@ -417,7 +425,7 @@ class Engine:
             raise ValidationFailed(errors, t.kind.name, t.name)
         normalise_links(candidate, refs, t.org)
         if old is not None and old_record is not None and _unchanged(t.kind, candidate, old):
-            return WriteResult(200, old_record.doc)
+            return WriteResult(200, old_record.doc, outcome="unchanged")
         if old is not None and t.kind.protected_change is not None:
             change = t.kind.protected_change(candidate, old)
             if change is not None:
@@ -439,8 +447,11 @@ class Engine:
         item = sealed.public(t.kind, item)
         doc = orjson.dumps(item)
         created = old is None
-        result = WriteResult(201 if created else 200, doc, t.href if created else None)
+        outcome = "created" if created else "updated"
+        result = WriteResult(201 if created else 200, doc, t.href if created else None, outcome)
         if w.dry_run:
+            if created:
+                await self.quotas.check_room(t.kind, t.org, t.gvc)
             return result
         event_id, event = event_doc("created" if created else "updated", t.href, version, w.access.principal_link, now)
         ops: list[Operation] = [
@@ -456,15 +467,21 @@ class Engine:
         )
         before = set(await self._links_of(t.kind, old, t.org)) if old is not None else set()
         ops += await self.statuses.refresh_referenced(t.kind, t.org, t.href, before, set(hrefs), now)
+        if created:
+            ops += self.quotas.on_create(t.kind, t.org, t.gvc, t.name, now)  # last: a tally locks its quota
         return Built(result, ops, item, before | set(hrefs), now)
 
-    async def _settle(self, t: Target, item: Item | None, links: set[str], now: str) -> None:
-        """After a committed write or delete of ``t``: the statuses that depend on it, on what
-        it links to or linked to, and on what a query may select it for, made right."""
+    async def _settle(self, t: Target, item: Item | None, links: set[str], now: str, before: Item | None) -> None:
+        """After a committed write or delete of ``t`` (``before``: the item it replaced): the
+        statuses that depend on it, on what it links to or linked to, on what a query may
+        select it for, and on what its policy grants, made right."""
         await self.statuses.settle_dependants(t.kind, t.org, t.href, t.name, item, now)
         if links and self._feeds_referrers(t.kind):
             await self.statuses.settle(t.kind, t.org, links, now)
         await self.statuses.settle_selectors(t.kind, t.org, now)
+        await self.statuses.settle_grants(t.kind, t.org, (before, item), now)
+        if item is not None:
+            await self.statuses.settle_asked(t.kind, t.org, t.key, t.href, item, now)
 
     async def _sealed_values(self, t: Target) -> tuple[Record | None, dict[str, Any]]:
         """The stored sealed record of ``t`` (fresh) and its fields in the clear."""
@@ -500,8 +517,11 @@ class Engine:
         except StorageError as exc:
             if exc.code == "unavailable":
                 raise storage_error(exc, t.kind.name, t.name) from exc
+            if exc.code == "limit":
+                raise await self.quotas.exceeded(t.kind, t.org, t.gvc) from exc
             if pinned and exc.key == t.key and exc.code == "conflict":
                 raise storage_error(exc, t.kind.name, t.name) from exc
+            COMMIT_RETRIES.labels(t.kind.name).inc()
             return None
         return result
 
@@ -545,8 +565,9 @@ class Engine:
             )
             linked = set(await self._links_of(t.kind, item, t.org))
             ops += await self.statuses.refresh_referenced(t.kind, t.org, t.href, linked, set(), now)
+            ops += await self.quotas.on_delete(t.kind, t.org, t.gvc, t.name)
             if await self._commit(t, ops, WriteResult(202, b""), pinned=False) is not None:
-                await self._settle(t, None, linked, now)
+                await self._settle(t, None, linked, now, item)
                 return
         raise Conflict("The item is changing too fast to delete; retry", {"name": t.name})
 

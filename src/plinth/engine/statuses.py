@@ -8,7 +8,11 @@ things beside the item itself feed it, each declared by the kind (``kinds/base.p
 - the items that link to it (``status_referrers``: a volume set lists the workloads that
   mount it), as ``ctx.referrers``; a write or delete of such an item refreshes the status of
   what it links to, and of what it linked to before (:func:`refresh_referenced`);
-- what the runtime reports (``runtime_status``), as ``ctx.reported``;
+- what the runtime reports (``runtime_status``), as ``ctx.reported``; the runtime is told why
+  the item cannot run yet (``runtime_blockers``, which may read ``ctx.grants``);
+- what the org's policies answer to the kind's ``grant_questions``, as ``ctx.grants``
+  (``grants.py``); a policy write refreshes the statuses that may have asked
+  (:meth:`StatusInputs.settle_grants`);
 - where the GVCs it reads are placed (``placement.py``), as ``ctx.placements``; a write of an
   item a GVC's query may select refreshes what depends on the GVCs holding one
   (``query_inputs``, :meth:`StatusInputs.settle_selectors`).
@@ -22,6 +26,7 @@ from typing import Any
 
 import orjson
 
+from plinth.engine.grants import POLICY_KIND, Grants
 from plinth.engine.placement import gvc_placement, holds_query
 from plinth.engine.references import check_references, refresh_dependants
 from plinth.kinds.base import Item, KindContext, KindSpec
@@ -44,11 +49,22 @@ class StatusInputs:
     kinds: Mapping[str, KindSpec]
     runtime: Runtime
     base_domain: str
+    grants: Grants
 
-    async def placement(self, org: str, item: Item, gvc: Item, href: str) -> Placement:
-        """What the runtime is told of the workload at ``href`` in ``gvc``."""
+    async def placement(self, kind: KindSpec, org: str, item: Item, gvc: Item, href: str) -> Placement:
+        """What the runtime is told of the stored item at ``href`` (a workload) in ``gvc``."""
         locations = await gvc_placement(self.storage, self.kinds, org, gvc)
-        return Placement(item, gvc, href, locations, self.base_domain)
+        _, resolved, _ = await check_references(self.storage, self.kinds, org, kind.references(item, org), {})
+        ctx = KindContext(org=org, now=str(item.get("lastModified", "")), gvc=gvc.get("name"), parent=gvc)
+        ctx = await self._with_grants(kind, replace(ctx, resolved=resolved), item)
+        blocked = tuple(kind.runtime_blockers(item, ctx))
+        return Placement(item, gvc, href, locations, self.base_domain, blocked)
+
+    async def _with_grants(self, kind: KindSpec, ctx: KindContext, item: Item) -> KindContext:
+        questions = kind.grant_questions(item, ctx.org)
+        if not questions:
+            return ctx
+        return replace(ctx, grants=await self.grants.answer(ctx.org, questions, ctx.resolved))
 
     async def placements(self, ctx: KindContext) -> dict[str, tuple[str, ...]]:
         """Where each GVC ``ctx`` holds (its ``parent``, GVCs among ``resolved``) is placed."""
@@ -81,10 +97,12 @@ class StatusInputs:
                 (found.add if links else found.discard)(other)
             referrers = tuple(sorted(found))
         placements = await self.placements(ctx)
+        ctx = await self._with_grants(kind, ctx, item)
         reported: dict[str, Any] | None = None
         if kind.runtime_status and ctx.parent is not None:
             locations = placements[f"/org/{ctx.org}/gvc/{ctx.parent.get('name')}"]
-            placement = Placement(item, ctx.parent, href, locations, self.base_domain)
+            blocked = tuple(kind.runtime_blockers(item, ctx))
+            placement = Placement(item, ctx.parent, href, locations, self.base_domain, blocked)
             summary = self.runtime.summary(placement)
             reported = {"ready": summary.ready, "replicas": summary.replicas, "message": summary.message}
         return replace(ctx, referrers=referrers, reported=reported, placements=placements, base_domain=self.base_domain)
@@ -148,6 +166,31 @@ class StatusInputs:
             if exc.code != "unavailable":
                 raise
 
+    async def settle_grants(self, changed: KindSpec, org: str, versions: tuple[Item | None, ...], now: str) -> None:
+        """After a committed write or delete of a policy (``versions``: before and after): the
+        statuses whose grant questions it may answer otherwise, made right (``grants.py``)."""
+        if changed.name != POLICY_KIND:
+            return
+        self.grants.expire()  # the commit moved the access generation: read the new policies
+        try:
+            targets = await self.grants.targets_changed_by(org, versions)
+        except StorageError as exc:
+            if exc.code != "unavailable":
+                raise
+            return
+        for kind_name, hrefs in targets.items():
+            kind = self.kinds.get(kind_name)
+            if kind is None:
+                continue
+            for href in hrefs:
+                link = parse_link(href, org)
+                if link is None:
+                    continue
+                key = Key(org, kind.name, (link.gvc or "") if kind.scope == "gvc" else "", link.name)
+                record = await self.storage.get(key, fresh=True)
+                if record is not None:  # the dependants of a missing item already say so
+                    await self.settle_dependants(kind, org, href, link.name, orjson.loads(record.doc), now)
+
     async def settle_selectors(self, changed: KindSpec, org: str, now: str) -> None:
         """After a committed write or delete of an item of ``changed``: the statuses that depend
         on the items whose query may select it (``query_inputs``: a GVC's ``locationQuery``
@@ -181,6 +224,13 @@ class StatusInputs:
         if link is None or kind is None or changed.name not in kind.status_referrers:
             return None
         key = Key(org, kind.name, (link.gvc or "") if kind.scope == "gvc" else "", link.name)
+        return await self._recomputed(kind, org, key, target, now, pending)
+
+    async def _recomputed(
+        self, kind: KindSpec, org: str, key: Key, href: str, now: str, pending: Mapping[str, bool] | None
+    ) -> Put | None:
+        """The status-only rewrite of the stored item at ``key``, or ``None`` when its stored
+        status is what it should be now (or it is gone)."""
         record = await self.storage.get(key, fresh=True)
         if record is None:
             return None
@@ -188,12 +238,29 @@ class StatusInputs:
         parent = await self._parent(kind, org, item)
         _, resolved, hrefs = await check_references(self.storage, self.kinds, org, kind.references(item, org), {})
         base = KindContext(org=org, now=now, gvc=item.get("gvc"), parent=parent, resolved=resolved, id=item["id"])
-        ctx = await self.context(kind, base, item, target, pending)
+        ctx = await self.context(kind, base, item, href, pending)
         status = kind.compute_status(item, ctx)
         if status == item.get("status"):
             return None
         item["status"] = status
         return Put(replace(record, doc=orjson.dumps(item)), record.version, tuple(hrefs))
+
+    async def settle_asked(self, kind: KindSpec, org: str, key: Key, href: str, item: Item, now: str) -> None:
+        """After a committed write of ``item``, whose status asked the policies (``grant_questions``):
+        ask again, with the policies read anew. A policy written meanwhile may have settled its
+        dependants before this item was stored, from policies this write had not seen yet; this
+        item then makes its own status right, as every writer settles its own."""
+        if not kind.grant_questions(item, org):
+            return
+        self.grants.expire()
+        try:
+            for _ in range(SETTLE_ROUNDS):
+                op = await self._recomputed(kind, org, key, href, now, None)
+                if op is None or await _committed([op], self.storage):
+                    return
+        except StorageError as exc:
+            if exc.code != "unavailable":  # the write is committed; the next one settles
+                raise
 
     async def _parent(self, kind: KindSpec, org: str, item: Item) -> Item | None:
         if kind.scope != "gvc" or not item.get("gvc"):

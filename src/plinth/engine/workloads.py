@@ -33,7 +33,7 @@ COMMANDS_READ = 1000
 
 
 async def placement_of(engine: Engine, org: str, workload: Item, gvc: Item, href: str) -> Placement:
-    return await engine.statuses.placement(org, workload, gvc, href)
+    return await engine.statuses.placement(engine.kinds["workload"], org, workload, gvc, href)
 
 
 def commands_href(info: RequestInfo) -> str:

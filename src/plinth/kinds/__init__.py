@@ -20,6 +20,7 @@ from plinth.kinds.ipset import IPSET
 from plinth.kinds.location import LOCATION
 from plinth.kinds.org import ORG
 from plinth.kinds.policy import POLICY
+from plinth.kinds.quota import QUOTA
 from plinth.kinds.secret import SECRET
 from plinth.kinds.serviceaccount import SERVICEACCOUNT
 from plinth.kinds.user import USER
@@ -44,5 +45,6 @@ KINDS: tuple[KindSpec, ...] = (
     CLOUDACCOUNT,
     AGENT,
     IMAGE,
+    QUOTA,
 )
 REGISTRY: dict[str, KindSpec] = {kind.name: kind for kind in KINDS}

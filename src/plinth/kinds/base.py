@@ -61,6 +61,18 @@ class Reference:
 
 
 @dataclass(frozen=True, slots=True)
+class GrantQuestion:
+    """Whether ``principal`` (a link) holds ``permission`` on the item of ``kind`` at ``target``
+    under the org's policies: a question a kind's status asks (:attr:`KindSpec.grant_questions`),
+    which the engine answers in :attr:`KindContext.grants`."""
+
+    principal: str
+    permission: str
+    kind: str
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
 class KindContext:
     """What a hook may read. Built by the engine for each write; hooks must not mutate it.
 
@@ -82,8 +94,11 @@ class KindContext:
       what its ``locationQuery`` selects among the org's enabled locations. Read it through
       :func:`plinth.kinds.links.gvc_locations`, which falls back to the links alone.
 
-    ``resolved``, ``referrers`` and ``reported`` are filled for ``compute_status`` and
-    ``validate_resolved``; ``validate`` sees them empty.
+    - ``grants``: for ``compute_status`` of a kind with ``grant_questions``, the answer to each
+      of its questions (a workload's identity may ``reveal`` each secret it references).
+
+    ``resolved``, ``referrers``, ``reported`` and ``grants`` are filled for ``compute_status``
+    and ``validate_resolved``; ``validate`` sees them empty.
     """
 
     org: str
@@ -96,6 +111,7 @@ class KindContext:
     referrers: tuple[str, ...] = ()
     reported: Mapping[str, Any] | None = None
     placements: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    grants: Mapping[GrantQuestion, bool] = field(default_factory=dict)
 
     def lookup(self, href: str) -> Item | None:
         return self.resolved.get(href)
@@ -123,6 +139,14 @@ def _no_resolved_errors(item: Item, ctx: KindContext) -> list[FieldError]:
 
 def _no_extra_permissions(item: Item, old: Item | None) -> tuple[str, ...]:
     return ()
+
+
+def _no_questions(item: Item, org: str) -> tuple[GrantQuestion, ...]:
+    return ()
+
+
+def _no_blockers(item: Item, ctx: KindContext) -> list[str]:
+    return []
 
 
 def default_name_rule(name: str) -> str | None:
@@ -213,6 +237,13 @@ class KindSpec:
       ``configureLoadBalancer``); pure, and judged on the built candidate.
     - ``validate_resolved(item, ctx) -> list[FieldError]``: rules on the items the references
       resolve to (``ctx.resolved``), run after ``validate`` and the reference check; pure.
+    - ``grant_questions(item, org) -> tuple[GrantQuestion, ...]``: what the status needs to know
+      of the org's policies (answered in ``ctx.grants``); pure. A policy write that may change
+      an answer refreshes the statuses that asked (``engine/grants.py``).
+    - ``runtime_blockers(item, ctx) -> list[str]``: for a kind with ``runtime_status``, why the
+      runtime cannot run the item now (a secret reference that does not hold), one sentence
+      each; the runtime reports it not ready with them as its message. Pure; sees ``resolved``
+      and ``grants``.
     - ``forget(item, href, org) -> Item | None``: ``item`` without its links to ``href``, an
       item being deleted, or ``None`` when it holds none it must let go of. The engine
       applies it to every item of this kind that references ``href``, in the delete's
@@ -245,6 +276,12 @@ class KindSpec:
     #: Dotted paths (``spec.performanceClass``) that may not change after create.
     immutable: tuple[str, ...] = ()
     has_description: bool = True
+    #: ``False`` for a kind whose items carry no ``tags`` (a quota): a body naming them is a 400.
+    has_tags: bool = True
+    #: Items are addressed by their ``id`` (``/org/{org}/quota/{id}``), which is also the stored
+    #: key's name, because their names repeat. Only for kinds the server creates: the id is the
+    #: name the server creates the item under, and ``name`` must then be a server field.
+    addressed_by_id: bool = False
     name_rule: Callable[[str], str | None] = default_name_rule
     prepare: Callable[[Item, Item | None, KindContext], None] = _no_prepare
     validate: Callable[[Item, Item | None, KindContext], list[FieldError]] = _no_errors
@@ -253,6 +290,8 @@ class KindSpec:
     validate_resolved: Callable[[Item, KindContext], list[FieldError]] = _no_resolved_errors
     write_permissions: Callable[[Item, Item | None], tuple[str, ...]] = _no_extra_permissions
     forget: Callable[[Item, str, str], Item | None] | None = None
+    grant_questions: Callable[[Item, str], tuple[GrantQuestion, ...]] = _no_questions
+    runtime_blockers: Callable[[Item, KindContext], list[str]] = _no_blockers
     #: Kinds whose change refreshes the status of items of this kind that reference them.
     status_inputs: frozenset[str] = frozenset()
     #: Kinds whose items' links *to* an item of this kind feed its status (``ctx.referrers``):

@@ -123,7 +123,7 @@ PERMISSIONS: Mapping[str, KindPermissions] = MappingProxyType(
             without=("create", "delete"),
         ),
         "policy": _entry(),
-        "quota": _entry(),
+        "quota": _entry(without=("delete",)),
         "secret": _entry(
             extra={"reveal": "Read the secret's values", "use": "Reference the secret from workloads"},
             implied={"edit": ("reveal", "view"), "reveal": ("view",), "use": ("view",)},

@@ -34,6 +34,10 @@ class Placement:
     locations: tuple[str, ...]
     #: The public base domain of generated host names (``--base-domain``).
     base_domain: str
+    #: Why the workload cannot start now, one sentence each (a secret it references does not
+    #: exist, or its identity may not reveal it): a runtime reports it not ready, with these as
+    #: its message, until the engine places it with none.
+    blocked: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

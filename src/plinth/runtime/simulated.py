@@ -8,6 +8,9 @@ worker and replica answers the same):
 - replicas per location from the autoscaling lower bound (``minScale``, after the location's
   ``localOptions``), zero when suspended, for cron, or with ``maxScale: 0``;
 - images as given (no registry is asked for digests);
+- a workload the engine places as ``blocked`` (a secret reference that does not hold) runs
+  nowhere yet: not ready, no replica ready, the reasons as the message, in the summary and in
+  every deployment; it becomes ready with the write that clears the last reason;
 - commands complete when they are accepted: a ``runCronWorkload`` shows as a successful job
   execution named ``command-{id}`` in its location's deployment, started and completed at the
   command's creation; a ``stopReplica`` completes (the replica "restarts" at once).
@@ -29,10 +32,14 @@ class SimulatedRuntime:
 
     def summary(self, placement: Placement) -> WorkloadSummary:
         replicas = sum(replicas_at(placement.workload, location) for location in placement.locations)
+        if placement.blocked:
+            return WorkloadSummary(ready=False, replicas=replicas, message=blocked_message(placement))
         return WorkloadSummary(ready=bool(placement.locations), replicas=replicas)
 
     async def deployments(self, placement: Placement, commands: Sequence[Doc]) -> list[Doc]:
         workload = placement.workload
+        ready = not placement.blocked
+        message = blocked_message(placement)
         out: list[Doc] = []
         for location in placement.locations:
             replicas = replicas_at(workload, location)
@@ -41,17 +48,17 @@ class SimulatedRuntime:
                 "created": workload.get("lastModified"),
                 "workload": workload["version"],
                 "gvc": placement.gvc.get("version", 1),
-                "containers": container_statuses(placement, replicas, ready=True),
-                "ready": True,
-                "message": "",
+                "containers": container_statuses(placement, replicas, ready=ready),
+                "ready": ready,
+                "message": message,
             }
             executions = [_execution(command) for command in commands if _runs_at(command, location)]
             out.append(
                 deployment_doc(
                     placement,
                     location,
-                    ready=True,
-                    message="",
+                    ready=ready,
+                    message=message,
                     processed=workload["version"],
                     versions=[version],
                     executions=executions,
@@ -74,6 +81,10 @@ class SimulatedRuntime:
                 "clusterIdByLocation": {spec.get("location", ""): location_link},
             }
         return CommandOutcome("completed", status)
+
+
+def blocked_message(placement: Placement) -> str:
+    return "; ".join(placement.blocked)
 
 
 def _runs_at(command: Doc, location: str) -> bool:

@@ -372,7 +372,9 @@ class KindSchemas:
         }
         if kind.has_description:
             props["description"] = {"type": "string", "maxLength": DESCRIPTION_MAX}
-        props |= {"tags": ref("Tags"), "created": DATE_TIME, "lastModified": DATE_TIME}
+        if kind.has_tags:
+            props["tags"] = ref("Tags")
+        props |= {"created": DATE_TIME, "lastModified": DATE_TIME}
         props["links"] = {"type": "array", "items": ref("Link"), "description": "self, org, gvc (GVC-scoped kinds)"}
         if kind.scope == "gvc":
             props["gvc"] = {"type": "string", "description": "The name of the parent GVC."}
@@ -402,7 +404,8 @@ class KindSchemas:
                 "description": "No leading or trailing whitespace; empty or absent means the name.",
             }
             props["description"] = description
-        props["tags"] = ref("TagsInput")
+        if kind.has_tags:
+            props["tags"] = ref("TagsInput")
         if kind.scope == "gvc":
             props["gvc"] = {"type": "string", "description": "If sent: the GVC of the path (its name or link)."}
         top = self._top_level(kind)[0]
@@ -438,8 +441,9 @@ class KindSchemas:
             if not kind.spec_required:
                 spec, full_spec = nullable(spec), nullable(full_spec)
         props = self._writable(kind, spec, patch=True)
-        props["$replace/tags"] = ref("TagsInput")
-        props["$drop/tags"] = {"type": "array", "items": {"type": "string"}, "description": "Tag keys to remove."}
+        if kind.has_tags:
+            props["$replace/tags"] = ref("TagsInput")
+            props["$drop/tags"] = {"type": "array", "items": {"type": "string"}, "description": "Tag keys to remove."}
         if full_spec is not None:
             props["$replace/spec"] = full_spec
         description = (

@@ -19,13 +19,14 @@ from dataclasses import dataclass
 
 import orjson
 
-from plinth.engine import cloudaccounts, identity, sealed, users, workloads
+from plinth.engine import cloudaccounts, identity, listing, sealed, users, workloads
 from plinth.engine.access import Access
 from plinth.engine.paging import page_size
 from plinth.engine.requestinfo import RequestInfo
-from plinth.errors import MethodNotAllowed
+from plinth.errors import MethodNotAllowed, NotFound
 from plinth.kinds.agent import agent_info
 from plinth.kinds.base import KindAction, KindSpec
+from plinth.kinds.secret.models import SECRET_TYPES
 from plinth.server.http import Request
 from plinth.server.reply import Reply, Services
 
@@ -126,6 +127,18 @@ async def _reveal(svc: Services, call: ActionCall) -> Reply:
     return Reply(200, await sealed.reveal(svc.engine, call.info, call.access))
 
 
+async def _secrets_for_type(svc: Services, call: ActionCall) -> Reply:
+    """What ``-query`` answers for ``type = {type}``; an unknown type names nothing (404, naming
+    the types), as an unknown provider's instructions do. The path is only in the CLI's map
+    (kinds.md gap 20): this is Plinth's reading of it."""
+    kind = call.params["type"]
+    if kind not in SECRET_TYPES:
+        raise NotFound(f"Unknown secret type '{kind}': one of {', '.join(SECRET_TYPES)}", {"type": kind})
+    query = {"kind": "secret", "spec": {"match": "all", "terms": [{"op": "=", "property": "type", "value": kind}]}}
+    limit = page_size(call.req.param("limit"))
+    return Reply(200, await listing.query_items(svc.engine, call.info, query, limit, None, call.access))
+
+
 async def _agent_info(svc: Services, call: ActionCall) -> Reply:
     item = RequestInfo(kind=call.info.kind, org=call.info.org, name=call.info.name)
     await svc.engine.get(item, call.access)  # 404 when there is none, 403 without view
@@ -147,6 +160,7 @@ HANDLERS: dict[str, Handler] = {
     "listWorkloadCommands": _commands,
     "getWorkloadCommand": _command,
     "revealSecret": _reveal,
+    "listSecretsForType": _secrets_for_type,
     "getCloudaccountInstructions": _instructions,
     "getAgentInfo": _agent_info,
 }

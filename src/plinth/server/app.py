@@ -23,6 +23,8 @@ from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
+from prometheus_client import Counter
+
 from plinth.auth.authn import KeyAuthenticator
 from plinth.auth.generation import GenerationWatcher
 from plinth.auth.jwks import KeyCache, file_loader, issuer_loader
@@ -34,13 +36,17 @@ from plinth.engine.service import Engine
 from plinth.engine.watch_hub import WatchHub
 from plinth.errors import MethodNotAllowed, ServiceUnavailable, TooManyRequests, Unauthorized
 from plinth.kinds import REGISTRY
+from plinth.metrics import FLUSH_S, RATE_LIMITED, announce_build
+from plinth.metrics import flush as flush_metrics
 from plinth.runtime import make_runtime
 from plinth.sealing import Sealer
 from plinth.server import bootstrap as first_start
-from plinth.server import exporters, protocol, system, watch_stream
+from plinth.server import exporters, metrics, protocol, system, watch_stream
 from plinth.server.accesslog import AccessLog
+from plinth.server.draining import Drain
 from plinth.server.errors import render_error
 from plinth.server.http import Request, decode_json, read_body
+from plinth.server.metrics import RequestMeter
 from plinth.server.ratelimit import RateLimiter, retry_after
 from plinth.server.reply import Reply, Services
 from plinth.server.routes import dispatch
@@ -48,8 +54,11 @@ from plinth.server.settings import Settings
 from plinth.server.signing import SigningCache
 from plinth.storage import open_storage
 from plinth.storage.base import Storage, StorageError
+from plinth.storage.migrate import StoreTooNew
 
 WITH_BODY = frozenset({"POST", "PUT", "PATCH"})
+LIMITED_PRINCIPALS = RATE_LIMITED.labels("principal")
+LIMITED_ADDRESSES = RATE_LIMITED.labels("address")
 #: Seconds between attempts to open a store that was unreachable at start, growing to the max.
 OPEN_RETRY_FIRST_S = 0.25
 OPEN_RETRY_MAX_S = 2.0
@@ -125,6 +134,11 @@ class PlinthApp:
         self.limiter = RateLimiter(settings.rate_limit, settings.rate_burst) if settings.rate_limit > 0 else None
         self.sealer: Sealer | None = None
         self.hub: WatchHub | None = None
+        #: Set when this worker begins to stop; the watch hub ends its streams then (``drain.on_drain``).
+        self.drain = Drain()
+        self.requests = RequestMeter()
+        self._flusher: asyncio.TimerHandle | None = None
+        self.metrics_token = settings.metrics_token()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
@@ -133,6 +147,10 @@ class PlinthApp:
             await self._lifespan(receive, send)
 
     async def startup(self) -> None:
+        loop = asyncio.get_running_loop()
+        self.drain.listen(loop)
+        announce_build(self.settings.store_name)
+        self._flush_metrics(loop)
         self.sealer = secrets_sealer(self.settings)
         try:
             await self._open_store()
@@ -141,6 +159,12 @@ class PlinthApp:
                 raise
             log.warning("the database is not reachable (%s): not ready; retrying until it is", exc)
             self._opening = asyncio.create_task(self._open_when_reachable(), name="plinth-open-store")
+
+    def _flush_metrics(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Add this process's metric tallies to the values every worker shares, every
+        ``FLUSH_S`` (``plinth.metrics``) until the loop closes."""
+        flush_metrics()
+        self._flusher = loop.call_later(FLUSH_S, self._flush_metrics, loop)
 
     async def _open_store(self) -> None:
         storage = await open_storage(self.settings.database_url, self.settings.data_dir)
@@ -181,6 +205,11 @@ class PlinthApp:
         )
         await hub.start()
         protocol.on_shutdown(lambda: hub.shutdown(SHUTTING_DOWN))
+
+        async def drained() -> None:
+            hub.shutdown(SHUTTING_DOWN)
+
+        self.drain.on_drain(drained)
         return hub
 
     async def _open_when_reachable(self) -> None:
@@ -189,6 +218,11 @@ class PlinthApp:
             await asyncio.sleep(delay)
             try:
                 await self._open_store()
+            except StoreTooNew as exc:
+                # Found only now (the store was unreachable when `plinth serve` checked): this
+                # worker serves 503s, and says why, rather than touching a newer store.
+                log.error("plinth: %s", exc)
+                return
             except StorageError as exc:
                 if exc.code != "unavailable":
                     raise
@@ -202,6 +236,9 @@ class PlinthApp:
 
     async def shutdown(self) -> None:
         self.access_log.flush()
+        if self._flusher is not None:
+            self._flusher.cancel()
+        metrics.process_stopping()
         if self._opening is not None:
             self._opening.cancel()
             try:
@@ -244,7 +281,9 @@ class PlinthApp:
             await send({"type": "http.response.body", "body": reply.body})
         else:
             await reply.stream(send, receive)
-        self.access_log.record(req.method, req.path, reply.status, time.perf_counter() - started, req.request_id)
+        elapsed = time.perf_counter() - started
+        self.requests.record(req.method, req.path, reply.status, elapsed)
+        self.access_log.record(req.method, req.path, reply.status, elapsed, req.request_id)
 
     async def _authenticate(self, req: Request) -> Principal:
         token = bearer_token(req)
@@ -264,13 +303,14 @@ class PlinthApp:
             raise Unauthorized("The credentials are not valid")
         return principal
 
-    def _limit(self, caller: Hashable) -> None:
+    def _limit(self, caller: Hashable, by: Counter | None = None) -> None:
         """Take one token from the caller's bucket, or answer 429 (``server/ratelimit.py``)."""
         limiter = self.limiter
         if limiter is None:
             return
         wait = limiter.take(caller)
         if wait:
+            (by or LIMITED_PRINCIPALS).inc()
             seconds = retry_after(wait)
             s = self.settings
             raise TooManyRequests(
@@ -284,12 +324,14 @@ class PlinthApp:
         path = req.path
         if path in system.OPEN_PATHS:
             if path not in system.PROBES:
-                self._limit(client_ip(scope))
+                self._limit(client_ip(scope), LIMITED_ADDRESSES)
             return await self._open_path(req)
+        if path == metrics.PATH:
+            return self._scrape(req, scope)
         try:
             who = await self._authenticate(req)
         except Unauthorized:
-            self._limit(client_ip(scope))
+            self._limit(client_ip(scope), LIMITED_ADDRESSES)
             raise
         self._limit(who)
         if self.services is None:
@@ -321,6 +363,14 @@ class PlinthApp:
             self.watcher.expire()
         return reply
 
+    def _scrape(self, req: Request, scope: dict[str, Any]) -> Reply:
+        """``/metrics``, for the metrics token's holder (or anyone: ``--metrics-public``)."""
+        self._limit(client_ip(scope), LIMITED_ADDRESSES)
+        if req.method not in ("GET", "HEAD"):
+            raise MethodNotAllowed("Only GET is supported here", {"allow": "GET, HEAD"})
+        metrics.allowed(bearer_token(req), self.metrics_token, self.settings.metrics_public)
+        return Reply(200, metrics.scrape(), content_type=metrics.CONTENT_TYPE)
+
     async def _open_path(self, req: Request) -> Reply:
         if req.method not in ("GET", "HEAD"):
             raise MethodNotAllowed("Only GET is supported here", {"allow": "GET, HEAD"})
@@ -331,6 +381,8 @@ class PlinthApp:
         if req.path == "/healthz":
             return Reply(200, b'{"status":"ok"}')
         if req.path == "/readyz":
+            if self.drain.draining:
+                return Reply(503, system.STOPPING)
             status, body = await system.readiness(self.storage)
             return Reply(status, body)
         from plinth.server.openapi import openapi_document

@@ -89,7 +89,7 @@ def builtin_locations() -> list[tuple[dict[str, Any], Mapping[str, Any]]]:
 
 
 async def seed_builtins(engine: Engine, org: str) -> None:
-    """The built-in policies, audit context and locations an org lacks (each created once, never changed:
+    """The built-in policies, audit context, locations and quotas an org lacks (each created once, never changed:
     a location a client disabled stays disabled), in one transaction per kind."""
     await engine.create_missing("policy", org, builtin_policies(engine, org))
     if "auditctx" in engine.kinds:
@@ -97,6 +97,7 @@ async def seed_builtins(engine: Engine, org: str) -> None:
         await engine.create_missing("auditctx", org, [(context, BUILTIN)])
     if "location" in engine.kinds:
         await engine.create_missing("location", org, builtin_locations())
+    await engine.quotas.ensure(org, engine.clock())
 
 
 def builtins_fingerprint(engine: Engine) -> str:

@@ -34,6 +34,7 @@ from typing import Any
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 from plinth.errors import APIError, BadRequest, HeadersTooLarge, RequestTimeout
+from plinth.metrics import HTTP_CONNECTIONS
 from plinth.server.errors import render_error
 from plinth.server.limits import MAX_HEADER_BYTES
 from plinth.server.settings import Settings
@@ -213,12 +214,14 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        HTTP_CONNECTIONS.inc()
         if self._head_timeout > 0:
             self._head_since = self.loop.time()
             self._deadlines = deadlines_of(self.loop, self._head_timeout)
             self._deadlines.watch(self)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        HTTP_CONNECTIONS.dec()
         if self._deadlines is not None:
             self._deadlines.forget(self)
         super().connection_lost(exc)

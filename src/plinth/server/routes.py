@@ -26,10 +26,17 @@ __all__ = ["Reply", "Services", "access_for", "allowed_methods", "dispatch"]
 NO_GUARD = KindGuard()
 
 
+#: Says what a write did (or, with ``dryRun``, would do): ``created``, ``updated`` or
+#: ``unchanged``. The status alone cannot tell an update from a write that changed nothing.
+OUTCOME_HEADER = b"x-plinth-outcome"
+
+
 def _write_reply(result: WriteResult, dry_run: bool) -> Reply:
+    headers = [(OUTCOME_HEADER, result.outcome.encode())] if result.outcome else []
     if dry_run:
-        return Reply(200, result.doc)
-    headers = [(b"location", result.location.encode())] if result.location else []
+        return Reply(200, result.doc, headers)
+    if result.location:
+        headers.append((b"location", result.location.encode()))
     return Reply(result.status, result.doc, headers)
 
 

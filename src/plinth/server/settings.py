@@ -20,6 +20,9 @@ MAX_BODY_BYTES = 1024 * 1024
 REQUEST_TIMEOUT_S = 30.0
 RATE_LIMIT = 1000.0
 RATE_BURST = 2000
+#: On SIGTERM, how long in-flight requests may take to finish: well under the 30 s a supervisor
+#: (Kubernetes, systemd) usually waits before it kills, and far above what a request takes.
+SHUTDOWN_GRACE_S = 10
 #: Watches (docs/watch.md): the bookmark interval, streams per principal per process, the bytes a
 #: stream may fall behind, what the change log keeps (count and age), and the fallback poll.
 WATCH_BOOKMARK_S = 20.0
@@ -75,6 +78,12 @@ class Settings:
     watch_poll_s: float = WATCH_POLL_S
     #: Seconds between trims of the change log to its retention.
     watch_trim_s: float = WATCH_TRIM_S
+    #: On SIGTERM: seconds in-flight requests may take before they are cut off (``server/runner.py``).
+    shutdown_grace: int = SHUTDOWN_GRACE_S
+    #: Who may read ``/metrics`` (``server/metrics.py``): the holder of the token in this file,
+    #: or anyone when ``metrics_public``; with neither, nobody.
+    metrics_token_file: str | None = None
+    metrics_public: bool = False
 
     def secrets_keys(self) -> OpenedKeys:
         """The keys that seal secrets (a SQLite store's first key is generated here); raises
@@ -85,6 +94,16 @@ class Settings:
         opened = open_keys(self.secrets_key_file, self.secrets_key, self.data_dir, postgres, generate=True)
         assert opened is not None
         return opened
+
+    def metrics_token(self) -> str | None:
+        """The token in ``metrics_token_file`` (its first line), or ``None`` without one; raises
+        ``OSError`` or ``ValueError`` (an empty file) when there is none to be had."""
+        if self.metrics_token_file is None:
+            return None
+        token = Path(self.metrics_token_file).read_text().strip()
+        if not token:
+            raise ValueError(f"--metrics-token-file {self.metrics_token_file} is empty")
+        return token
 
     @property
     def store_name(self) -> str:

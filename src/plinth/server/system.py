@@ -17,6 +17,8 @@ DISCOVERY_SERVICES = (
 OPEN_PATHS = frozenset({"/discovery", "/about", "/healthz", "/readyz", "/openapi.json"})
 #: Health probes are never rate limited: a load balancer polling them must not be told 429.
 PROBES = frozenset({"/healthz", "/readyz"})
+#: ``/readyz`` once the process has been told to stop (``server/draining.py``).
+STOPPING = orjson.dumps({"status": "stopping", "message": "the server is shutting down"})
 
 
 def discovery(req: Request) -> bytes:

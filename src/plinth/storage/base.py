@@ -18,7 +18,8 @@ from typing import Literal, Protocol
 from plinth.storage.query import ListRequest
 
 #: ``invalid``: the backend cannot run the query as asked (a regex it cannot compile).
-ErrorCode = Literal["not_found", "exists", "conflict", "unavailable", "invalid"]
+#: ``limit``: a :class:`Tally` would take a counter past its ceiling.
+ErrorCode = Literal["not_found", "exists", "conflict", "unavailable", "invalid", "limit"]
 
 #: Receives a notification's payload, or ``None`` when some may have been lost (see ``listen``).
 NotifyCallback = Callable[[str | None], None]
@@ -98,7 +99,27 @@ class SetMeta:
     replacing: str | None = None
 
 
-Operation = Put | Delete | AppendEvent | SetMeta
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """Add ``delta`` to the counter a record keeps in its document (a quota's usage).
+
+    The record's document holds two numbers at the top level: ``current`` and its ceiling
+    ``max``. ``current`` becomes ``current + delta`` (never below 0); a positive ``delta``
+    that would take it past ``max`` fails the whole transaction with ``StorageError("limit",
+    key)``. Neither ``version`` nor anything else of the record changes, so a counter never
+    makes a concurrent compare-and-swap of the record fail. When no record is stored at
+    ``key`` the operation does nothing (there is nothing to count against).
+
+    The backend decides inside the transaction, on the stored counter, and serialises the
+    tallies of one record (its row lock), so two concurrent writes can never both take the
+    last unit. Put tallies last in a batch: the lock is held from the tally to the commit.
+    """
+
+    key: Key
+    delta: int
+
+
+Operation = Put | Delete | AppendEvent | SetMeta | Tally
 
 
 @dataclass(frozen=True, slots=True)

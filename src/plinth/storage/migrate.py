@@ -6,6 +6,11 @@ is a row in a table: a process killed while holding it leaves the row behind and
 start fails ("run yoyo break-lock") until an operator removes it. Plinth takes a lock the
 operating system or the database releases when its holder dies instead: a PostgreSQL session
 advisory lock, or ``flock`` on a file beside the SQLite database.
+
+Migrations are forward-only, and a store only ever moves forward: before applying anything,
+``migrate`` reads the ids of the migrations applied to the store (yoyo's own table) and refuses,
+with :class:`StoreTooNew`, a store holding one this package does not ship. That store was
+migrated by a newer Plinth, whose data this one may not understand; it is left untouched.
 """
 
 from __future__ import annotations
@@ -28,11 +33,31 @@ _POLL_S = 0.1
 _PG_LOCK_KEY = 0x706C696E7468  # "plinth"
 
 
+class StoreTooNew(Exception):
+    """The store holds migrations this Plinth does not ship (``unknown``, their ids)."""
+
+    def __init__(self, unknown: list[str]):
+        self.unknown = unknown
+        super().__init__(
+            f"the store was upgraded by a newer Plinth: it has schema migrations this version does not know "
+            f"({', '.join(unknown)}); run that newer version (or later), or restore a backup made before the "
+            f"upgrade. Nothing was written to the store"
+        )
+
+
+def known_migrations(directory: Path) -> list[str]:
+    """The ids of the migrations in ``directory``, in the order they apply."""
+    from yoyo import read_migrations
+
+    return [m.id for m in read_migrations(str(directory))]
+
+
 def migrate(url: str, directory: Path) -> None:
     """Apply pending migrations from ``directory`` to the database at the yoyo ``url``.
 
     Blocking: call it from a worker thread. Raises ``LockTimeout`` if another process holds
-    the migration lock for longer than ``LOCK_TIMEOUT_S``.
+    the migration lock for longer than ``LOCK_TIMEOUT_S``, and :class:`StoreTooNew` (having
+    applied nothing) when the store has migrations ``directory`` does not hold.
     """
     from yoyo import get_backend, read_migrations
 
@@ -40,9 +65,19 @@ def migrate(url: str, directory: Path) -> None:
     try:
         migrations = read_migrations(str(directory))
         with _crash_safe_lock(backend, url):
+            unknown = sorted(set(applied_migrations(backend)) - {m.id for m in migrations})
+            if unknown:
+                raise StoreTooNew(unknown)
             backend.apply_migrations(backend.to_apply(migrations))
     finally:
         backend.connection.close()
+
+
+def applied_migrations(backend: Any) -> list[str]:
+    """The ids of the migrations applied to ``backend``'s database (yoyo's table), oldest first."""
+    backend.ensure_internal_schema_updated()
+    table = backend.migration_table_quoted
+    return [str(row[0]) for row in backend.execute(f"SELECT migration_id FROM {table} ORDER BY applied_at_utc")]
 
 
 @contextlib.contextmanager

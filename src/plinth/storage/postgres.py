@@ -37,6 +37,7 @@ from psycopg.pq import TransactionStatus
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from yoyo.exceptions import LockTimeout
 
+from plinth.metrics import StoreMeter
 from plinth.storage import statements as st
 from plinth.storage.base import (
     AppendEvent,
@@ -54,6 +55,7 @@ from plinth.storage.base import (
     SetMeta,
     StorageError,
     StoredEvent,
+    Tally,
 )
 from plinth.storage.migrate import MIGRATIONS, migrate
 from plinth.storage.postgres_listener import PostgresListener
@@ -93,6 +95,8 @@ ROLLED_BACK_BY_SERVER = (pgerrors.DeadlockDetected, pgerrors.SerializationFailur
 
 class _RolledBack(Exception):
     """A transaction PostgreSQL rolled back on its own; nothing of it was stored."""
+
+    code = "rolled_back"  # as counted in plinth_store_errors
 
 
 #: The transaction-scoped advisory lock that orders change seqs (not the migration lock's key).
@@ -201,6 +205,7 @@ class PostgresStorage:
         #: used only once this process listens for the invalidations.
         self._cache = RecordCache()
         self._caching = False
+        self._meter = StoreMeter("postgresql")
 
     @classmethod
     async def open(
@@ -242,9 +247,20 @@ class PostgresStorage:
             log.warning("record cache off: cannot listen for invalidations (%s)", exc)
         return storage
 
-    async def _run(self, work: Callable[[psycopg.AsyncConnection], Awaitable[T]]) -> T:
+    async def _run(self, work: Callable[[psycopg.AsyncConnection], Awaitable[T]], operation: str) -> T:
         """``work`` on a pooled connection, answered within ``QUERY_TIMEOUT`` whatever the
-        network does. Raises ``StorageError("unavailable")`` when it cannot be."""
+        network does. Raises ``StorageError("unavailable")`` when it cannot be. Measured as
+        ``operation`` (``plinth.metrics``), the wait for a connection included."""
+        started = time.perf_counter()
+        try:
+            return await self._run_within_timeout(work)
+        except Exception as exc:
+            self._meter.failed(operation, exc.code if isinstance(exc, StorageError | _RolledBack) else "error")
+            raise
+        finally:
+            self._meter.observe(operation, time.perf_counter() - started)
+
+    async def _run_within_timeout(self, work: Callable[[psycopg.AsyncConnection], Awaitable[T]]) -> T:
         task = asyncio.ensure_future(self._on_connection(work))
         try:
             await asyncio.wait((task,), timeout=QUERY_TIMEOUT)
@@ -292,19 +308,21 @@ class PostgresStorage:
             log.warning("the database is unavailable: %s%s", message, f" ({cause})" if cause else "")
         return StorageError("unavailable", None, message)
 
-    async def _fetch(self, statement: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    async def _fetch(self, statement: str, params: Sequence[Any], operation: str) -> list[tuple[Any, ...]]:
         async def fetch(conn: psycopg.AsyncConnection) -> list[tuple[Any, ...]]:
             cursor = await conn.execute(statement, params)
             return await cursor.fetchall()
 
-        return await self._run(fetch)
+        return await self._run(fetch, operation)
 
     async def get(self, key: Key, *, fresh: bool = False) -> Record | None:
         if self._caching and self._available and not fresh:
             cached = self._cache.get(key)
             if cached is not None:
+                self._meter.hits.inc()
                 return cached
-        rows = await self._fetch(self._sql["SELECT_RESOURCE"], _key_params(key))
+            self._meter.misses.inc()
+        rows = await self._fetch(self._sql["SELECT_RESOURCE"], _key_params(key), "get")
         if not rows:
             return None
         id_, version, doc = rows[0]
@@ -316,14 +334,15 @@ class PostgresStorage:
     async def list_page(self, request: ListRequest) -> list[Record]:
         query = compile_list(request, DIALECT, _SELECT_RECORD)
         try:
-            return _records(await self._fetch(query.text, query.params))
+            return _records(await self._fetch(query.text, query.params, "list"))
         except pgerrors.InvalidRegularExpression as exc:
             raise StorageError("invalid", None, f"invalid regular expression: {exc}") from exc
 
     async def referrers(self, org: str, href: str, kinds: Sequence[str]) -> list[Record]:
         if not kinds:
             return []
-        return _records(await self._fetch(st.render(st.referrers_sql(len(kinds)), "%s"), [org, href, *kinds]))
+        statement = st.render(st.referrers_sql(len(kinds)), "%s")
+        return _records(await self._fetch(statement, [org, href, *kinds], "referrers"))
 
     async def commit(self, ops: Sequence[Operation]) -> None:
         """One transaction. One that PostgreSQL rolled back to break a deadlock (or for a
@@ -358,7 +377,7 @@ class PostgresStorage:
         try:
             for attempt in range(1, ROLLED_BACK_ATTEMPTS + 1):
                 try:
-                    await self._run(apply_all)
+                    await self._run(apply_all, "commit")
                     return
                 except _RolledBack as exc:
                     if attempt == ROLLED_BACK_ATTEMPTS:
@@ -371,19 +390,19 @@ class PostgresStorage:
             self._cache.evict(keys)
 
     async def events(self, key: Key, after_seq: int, limit: int) -> list[EventRecord]:
-        rows = await self._fetch(self._sql["SELECT_EVENTS"], (*_key_params(key), after_seq, limit))
+        rows = await self._fetch(self._sql["SELECT_EVENTS"], (*_key_params(key), after_seq, limit), "events")
         return [EventRecord(seq, doc) for seq, doc in rows]
 
     async def get_meta(self, name: str) -> str | None:
-        rows = await self._fetch(self._sql["SELECT_META"], (name,))
+        rows = await self._fetch(self._sql["SELECT_META"], (name,), "meta")
         return None if not rows else str(rows[0][0])
 
     async def changes(self, after_seq: int, limit: int) -> list[Change]:
-        rows = await self._fetch(self._sql["SELECT_CHANGES"], (after_seq, limit))
+        rows = await self._fetch(self._sql["SELECT_CHANGES"], (after_seq, limit), "changes")
         return [st.change_row(r, bytes) for r in rows]
 
     async def change_bounds(self) -> ChangeBounds:
-        return _bounds((await self._fetch(st.CHANGE_BOUNDS, ()))[0])
+        return _bounds((await self._fetch(st.CHANGE_BOUNDS, (), "changes"))[0])
 
     async def trim_changes(self, keep: int, max_age_s: float) -> ChangeBounds:
         q = self._sql
@@ -396,7 +415,7 @@ class PostgresStorage:
                     await conn.execute(q["TRIM_CHANGES"], (row[0],))
                     await conn.execute(q["SET_META"], (st.CHANGES_HORIZON_META, str(row[0])))
 
-        await self._run(trim)
+        await self._run(trim, "trim")
         return await self.change_bounds()
 
     async def snapshot(self, request: ListRequest) -> tuple[int, list[Record]]:
@@ -422,7 +441,7 @@ class PostgresStorage:
                         return _bounds(row).last, records
 
         try:
-            return await self._run(read)
+            return await self._run(read, "snapshot")
         except pgerrors.InvalidRegularExpression as exc:
             raise StorageError("invalid", None, f"invalid regular expression: {exc}") from exc
 
@@ -430,7 +449,7 @@ class PostgresStorage:
         return None
 
     async def ping(self) -> None:
-        await self._fetch("SELECT 1", ())
+        await self._fetch("SELECT 1", (), "ping")
 
     async def dump(self) -> AsyncIterator[DumpCounts | Row]:
         # A connection of its own, outside the pool's statement_timeout, in one REPEATABLE READ
@@ -460,7 +479,7 @@ class PostgresStorage:
             await conn.close()
 
     async def is_empty(self) -> bool:
-        rows = await self._fetch(self._sql["STORE_IS_EMPTY"], ())
+        rows = await self._fetch(self._sql["STORE_IS_EMPTY"], (), "meta")
         return bool(rows[0][0])
 
     async def load(self, rows: Sequence[Row]) -> None:
@@ -472,12 +491,12 @@ class PostgresStorage:
                     await cursor.execute(_ADVANCE_EVENT_SEQ)
 
         try:
-            await self._run(insert_all)
+            await self._run(insert_all, "load")
         except pgerrors.UniqueViolation as exc:
             raise StorageError("exists", None, f"a loaded row is already stored: {exc}") from exc
 
     async def notify(self, channel: str, payload: str) -> None:
-        await self._fetch("SELECT pg_notify(%s, %s)", (channel, payload))
+        await self._fetch("SELECT pg_notify(%s, %s)", (channel, payload), "notify")
 
     async def listen(self, channel: str, callback: NotifyCallback) -> None:
         if self._listener is None:
@@ -547,6 +566,12 @@ class PostgresStorage:
         elif isinstance(op, SetMeta):
             statement, params = st.set_meta(op)
             await conn.execute(q[statement], params)
+        elif isinstance(op, Tally):
+            cursor = await conn.execute(q["TALLY_POSTGRES"], (op.delta, *_key_params(op.key), op.delta, op.delta))
+            if cursor.rowcount != 1:
+                exists = await conn.execute(q["EXISTS_RESOURCE"], _key_params(op.key))
+                if await exists.fetchone() is not None:
+                    raise StorageError("limit", op.key)
 
     async def _missing_or_conflict(self, conn: psycopg.AsyncConnection, key: Key) -> StorageError:
         cursor = await conn.execute(self._sql["EXISTS_RESOURCE"], _key_params(key))

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 import orjson
 
-from plinth.storage.base import Delete, Key, Operation, Put, Record
+from plinth.storage.base import Delete, Key, Operation, Put, Record, Tally
 
 CHANNEL = "plinth_records"
 TTL_S = 2.0
@@ -71,7 +71,7 @@ class RecordCache:
 
 
 def written_keys(ops: Iterable[Operation]) -> list[Key]:
-    return [op.record.key if isinstance(op, Put) else op.key for op in ops if isinstance(op, Put | Delete)]
+    return [op.record.key if isinstance(op, Put) else op.key for op in ops if isinstance(op, Put | Delete | Tally)]
 
 
 def payload_for(keys: list[Key]) -> str:

@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from plinth.metrics import StoreMeter
 from plinth.storage import statements as st
 from plinth.storage.base import (
     AppendEvent,
@@ -34,6 +35,7 @@ from plinth.storage.base import (
     Row,
     SetMeta,
     StorageError,
+    Tally,
 )
 from plinth.storage.migrate import MIGRATIONS, migrate
 from plinth.storage.query import ListRequest, Scalar, scalar_text, snapshot_pages
@@ -140,6 +142,7 @@ class SqliteStorage:
         self._write_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="plinth-sqlite-writer")
         self._changes = ChangeCounter(path)
         self._cache = SqliteRecordCache(self._changes)
+        self._meter = StoreMeter("sqlite")
 
     @classmethod
     async def open(cls, path: Path) -> SqliteStorage:
@@ -151,8 +154,10 @@ class SqliteStorage:
         # The cache is exact (sqlite_cache.py), so a ``fresh`` read may use it too.
         cached = self._cache.get(key)
         if cached is not None:
+            self._meter.hits.inc()
             return cached
-        rows = self._read(_SQL["SELECT_RESOURCE"], _key_params(key))
+        self._meter.misses.inc()
+        rows = self._read(_SQL["SELECT_RESOURCE"], _key_params(key), "get")
         if not rows:
             return None
         record = Record(key, rows[0][0], rows[0][1], rows[0][2].encode())
@@ -162,31 +167,47 @@ class SqliteStorage:
     async def list_page(self, request: ListRequest) -> list[Record]:
         _check_patterns(request)
         query = compile_list(request, DIALECT, _COLUMNS)
-        return self._records(query.text, query.params)
+        return self._records(query.text, query.params, "list")
 
     async def referrers(self, org: str, href: str, kinds: Sequence[str]) -> list[Record]:
         if not kinds:
             return []
-        return self._records(st.render(st.referrers_sql(len(kinds)), "?"), [org, href, *kinds])
+        return self._records(st.render(st.referrers_sql(len(kinds)), "?"), [org, href, *kinds], "referrers")
 
-    def _records(self, statement: str, params: Sequence[Any]) -> list[Record]:
-        return self._records_of(self._read(statement, params))
+    def _records(self, statement: str, params: Sequence[Any], operation: str) -> list[Record]:
+        return self._records_of(self._read(statement, params, operation))
 
     @staticmethod
     def _records_of(rows: list[Any]) -> list[Record]:
         return [Record(Key(r[0], r[1], r[2], r[3]), r[4], r[5], r[6].encode()) for r in rows]
 
-    def _read(self, statement: str, params: Sequence[Any]) -> list[Any]:
+    def _read(self, statement: str, params: Sequence[Any], operation: str) -> list[Any]:
+        started = time.perf_counter()
         try:
             return self._reader.execute(statement, params).fetchall()
         except sqlite3.Error as exc:
+            self._meter.failed(operation, "unavailable" if _unavailable(exc) else "error")
             if not _unavailable(exc):
                 raise  # a bug in our SQL: let it become a logged 500, not a misleading 503
             raise StorageError("unavailable", None, str(exc)) from exc
+        finally:
+            self._meter.observe(operation, time.perf_counter() - started)
 
     async def commit(self, ops: Sequence[Operation]) -> None:
+        await self._write("commit", self._commit_sync, ops)
+
+    async def _write(self, operation: str, work: Callable[[Any], None], arg: Any) -> None:
+        """``work(arg)`` on the writer thread, measured from the moment it is asked for (a wait
+        for the thread or for another worker's commit is part of what a writer sees)."""
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._write_thread, self._commit_sync, ops)
+        started = time.perf_counter()
+        try:
+            await loop.run_in_executor(self._write_thread, work, arg)
+        except StorageError as exc:
+            self._meter.failed(operation, exc.code)
+            raise
+        finally:
+            self._meter.observe(operation, time.perf_counter() - started)
 
     def _commit_sync(self, ops: Sequence[Operation]) -> None:
         def apply_all(conn: sqlite3.Connection) -> None:
@@ -219,18 +240,18 @@ class SqliteStorage:
                 raise StorageError("unavailable", None, str(exc)) from exc
 
     async def events(self, key: Key, after_seq: int, limit: int) -> list[EventRecord]:
-        rows = self._read(_SQL["SELECT_EVENTS"], (*_key_params(key), after_seq, limit))
+        rows = self._read(_SQL["SELECT_EVENTS"], (*_key_params(key), after_seq, limit), "events")
         return [EventRecord(r[0], r[1].encode()) for r in rows]
 
     async def get_meta(self, name: str) -> str | None:
-        rows = self._read(_SQL["SELECT_META"], (name,))
+        rows = self._read(_SQL["SELECT_META"], (name,), "meta")
         return None if not rows else str(rows[0][0])
 
     async def changes(self, after_seq: int, limit: int) -> list[Change]:
-        return [st.change_row(r, str.encode) for r in self._read(_SQL["SELECT_CHANGES"], (after_seq, limit))]
+        return [st.change_row(r, str.encode) for r in self._read(_SQL["SELECT_CHANGES"], (after_seq, limit), "changes")]
 
     async def change_bounds(self) -> ChangeBounds:
-        return _bounds(self._read(st.CHANGE_BOUNDS, ())[0])
+        return _bounds(self._read(st.CHANGE_BOUNDS, (), "changes")[0])
 
     async def trim_changes(self, keep: int, max_age_s: float) -> ChangeBounds:
         def trim(conn: sqlite3.Connection) -> None:
@@ -274,7 +295,7 @@ class SqliteStorage:
         return self._changes.read()
 
     async def ping(self) -> None:
-        self._read("SELECT 1", ())
+        self._read("SELECT 1", (), "ping")
 
     async def dump(self) -> AsyncIterator[DumpCounts | Row]:
         # Its own connection in one read transaction: WAL gives it a snapshot that commits by
@@ -294,11 +315,10 @@ class SqliteStorage:
             conn.close()
 
     async def is_empty(self) -> bool:
-        return bool(self._read(st.STORE_IS_EMPTY, ())[0][0])
+        return bool(self._read(st.STORE_IS_EMPTY, (), "meta")[0][0])
 
     async def load(self, rows: Sequence[Row]) -> None:
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._write_thread, self._load_sync, rows)
+        await self._write("load", self._load_sync, rows)
 
     def _load_sync(self, rows: Sequence[Row]) -> None:
         def insert_all(conn: sqlite3.Connection) -> None:
@@ -378,6 +398,10 @@ def _apply(conn: sqlite3.Connection, op: Operation, changes: list[tuple[Any, ...
     elif isinstance(op, SetMeta):
         statement, params = st.set_meta(op)
         conn.execute(_SQL[statement], params)
+    elif isinstance(op, Tally):
+        cur = conn.execute(_SQL["TALLY_SQLITE"], (op.delta, *_key_params(op.key), op.delta, op.delta))
+        if cur.rowcount != 1 and conn.execute(_SQL["EXISTS_RESOURCE"], _key_params(op.key)).fetchone() is not None:
+            raise StorageError("limit", op.key)
 
 
 __all__ = ["SqliteStorage", "migrate"]

@@ -38,6 +38,16 @@ TRIM_CUTOFF = (
 )
 TRIM_CHANGES = "DELETE FROM changes WHERE seq <= {p}"
 SELECT_META = "SELECT value FROM meta WHERE name = {p}"
+# A Tally, in each backend's JSON dialect; parameters: delta, the key, delta, delta. It matches
+# no row when the key is missing or when a positive delta would pass ``max``.
+TALLY_SQLITE = (
+    "UPDATE resources SET doc = json_set(doc, '$.current', max(0, json_extract(doc, '$.current') + {p}))"
+    f" WHERE {_KEY} AND ({{p}} <= 0 OR json_extract(doc, '$.current') + {{p}} <= json_extract(doc, '$.max'))"
+)
+TALLY_POSTGRES = (
+    "UPDATE resources SET doc = jsonb_set(doc, '{current}', to_jsonb(GREATEST(0, (doc->>'current')::bigint + {p})))"
+    f" WHERE {_KEY} AND ({{p}} <= 0 OR (doc->>'current')::bigint + {{p}} <= (doc->>'max')::bigint)"
+)
 SET_META = "INSERT INTO meta (name, value) VALUES ({p}, {p}) ON CONFLICT (name) DO UPDATE SET value = excluded.value"
 SET_META_IF_ABSENT = "INSERT INTO meta (name, value) VALUES ({p}, {p}) ON CONFLICT (name) DO NOTHING"
 SET_META_REPLACING = "UPDATE meta SET value = {p} WHERE name = {p} AND value = {p}"

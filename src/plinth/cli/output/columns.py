@@ -314,6 +314,16 @@ MODELS: dict[str, list[Column]] = {
     "ipset": [NAME, DESCRIPTION, Column("LINK", ipset_link), Column("LOCATIONS", ipset_locations), TAGS],
     "auditctx": [NAME, DESCRIPTION, ORIGIN, TAGS],
     "agent": [NAME, DESCRIPTION, CREATED, TAGS],
+    "quota": [
+        Column("ID", field("id")),
+        NAME,
+        DESCRIPTION,
+        ORIGIN,
+        Column("CURRENT", field("current")),
+        Column("MAX", field("max")),
+        Column("UNIT", field("unit")),
+        Column("DIMENSIONS", key_values("dimensions")),
+    ],
     # PULL is the name: the CLI prefixes the registry only in the typed ``cpln image get``.
     "image": [NAME, Column("PULL", field("name")), Column("DIGEST", image_digest), CREATED, TAGS],
     "cloudaccount": [

@@ -48,6 +48,14 @@ REVEAL = KindAction(
     on_item=True,
 )
 
+FOR_TYPE = KindAction(
+    operation_id="listSecretsForType",
+    method="GET",
+    path="-for/type/{type}",
+    summary="The secrets of one type, as a query on type answers them (paged with limit and cursor)",
+    response="SecretQueryResult",
+)
+
 SECRET = KindSpec(
     name="secret",
     terraform_resource="cpln_secret",
@@ -61,7 +69,7 @@ SECRET = KindSpec(
     validate=validate_secret,
     **permission_fields("secret"),
     query_properties=(*COMMON_QUERY_PROPERTIES, "type"),
-    actions=(REVEAL,),
+    actions=(REVEAL, FOR_TYPE),
     example=KindExample(
         valid={"name": "sec{n}", "type": "opaque", "data": {"payload": "aGVsbG8=", "encoding": "base64"}},
         invalid=(

@@ -7,7 +7,7 @@ with every problem at its JSON path. Its OpenAPI schema says what a client may s
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import WithJsonSchema
 
@@ -27,6 +27,7 @@ SecretType = Literal[
     "dictionary",
     "nats-account",
 ]
+SECRET_TYPES: tuple[str, ...] = get_args(SecretType)
 #: Types whose ``data`` is a JSON document sent as a string (kinds.md §2.2).
 STRING_TYPES = frozenset({"docker", "gcp", "azure-sdk"})
 

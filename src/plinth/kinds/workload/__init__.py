@@ -25,6 +25,7 @@ from plinth.kinds.workload.links import identity_link_errors, validate_workload_
 from plinth.kinds.workload.models import WorkloadSpec
 from plinth.kinds.workload.prepare import prepare_workload
 from plinth.kinds.workload.rules import validate_workload, workload_name_rule
+from plinth.kinds.workload.secret_refs import reveal_questions, workload_blockers
 from plinth.kinds.workload.status import compute_workload_status
 
 #: Tags with documented behaviour on workloads (kinds.md §1.18) that clients may set.
@@ -132,6 +133,8 @@ WORKLOAD = KindSpec(
     status_inputs=frozenset({"gvc", "secret"}),
     protects=frozenset({"volumeset", "identity"}),
     runtime_status=True,
+    grant_questions=reveal_questions,
+    runtime_blockers=workload_blockers,
     owned_records=("command",),
     item_links=(("deployment", "deployment"),),
     reserved_tags=WORKLOAD_TAGS,

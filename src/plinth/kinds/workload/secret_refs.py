@@ -10,10 +10,14 @@ created, changed or deleted (``status_inputs`` lists ``secret``):
 - ``KEY`` is not a property of the secret's type. The properties are the fields of the type's
   ``data`` (kinds.md §2.2, §2.4). Not judged: ``dictionary`` keys (they are part of the sealed
   values, which a status never opens) and the JSON-string types (``docker``, ``gcp``,
-  ``azure-sdk``: which keys reach into them is unconfirmed).
+  ``azure-sdk``: which keys reach into them is unconfirmed);
+- the workload has no identity, or its identity does not hold ``reveal`` on the secret under
+  the org's policies (kinds.md §2.4: a workload reads secrets through its identity). The
+  engine answers the :func:`reveal_questions` (``ctx.grants``) and refreshes the status when a
+  policy that binds an identity changes.
 
-Not checked: whether the workload's identity holds ``reveal`` on the secret (identities are not
-served, and a status is computed without the policies).
+The same sentences are the workload's ``runtime_blockers``: until none is left, the runtime
+reports it, and each of its deployments, not ready.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from plinth.kinds.base import Item, KindContext
+from plinth.kinds.base import GrantQuestion, Item, KindContext
 
 SECRET_URI = "cpln://secret/"
 #: The properties a ``NAME.KEY`` reference may name, by secret type (``None``: not judged).
@@ -65,6 +69,32 @@ def secret_href(uri: str, org: str) -> str:
     return f"/org/{org}/secret/{split_uri(uri)[0]}"
 
 
+def reveal_questions(item: Item, org: str) -> tuple[GrantQuestion, ...]:
+    """May the workload's identity ``reveal`` each secret it references? (none without identity)"""
+    spec = item.get("spec") or {}
+    identity = spec.get("identityLink")
+    if not isinstance(identity, str) or not identity:
+        return ()
+    hrefs = sorted({secret_href(uri, org) for _, uri in secret_uris(spec)})
+    return tuple(GrantQuestion(identity, "reveal", "secret", href) for href in hrefs)
+
+
+def _reveal_problem(spec: dict[str, Any], name: str, href: str, ctx: KindContext) -> str | None:
+    identity = spec.get("identityLink")
+    if not isinstance(identity, str) or not identity:
+        return f"the workload has no identity, so it cannot reveal secret '{name}' (link one that holds reveal on it)"
+    granted = ctx.grants.get(GrantQuestion(identity, "reveal", "secret", href))
+    if granted is False:  # None: not asked in this context
+        who = identity.rsplit("/", 1)[-1]
+        return f"identity '{who}' may not reveal secret '{name}' (grant it reveal on the secret with a policy)"
+    return None
+
+
+def workload_blockers(item: Item, ctx: KindContext) -> list[str]:
+    """The workload's ``runtime_blockers``: its secret references that do not hold now."""
+    return secret_warnings(item.get("spec") or {}, ctx)
+
+
 def secret_warnings(spec: dict[str, Any], ctx: KindContext) -> list[str]:
     """One sentence per secret reference that does not hold now."""
     out: list[str] = []
@@ -81,4 +111,8 @@ def secret_warnings(spec: dict[str, Any], ctx: KindContext) -> list[str]:
         keys = SECRET_KEYS.get(kind)
         if key is not None and keys is not None and key not in keys:
             out.append(f"{path}: secret '{name}' ({kind}) has no key '{key}' (it has {', '.join(sorted(keys))})")
+            continue
+        problem = _reveal_problem(spec, name, href, ctx)
+        if problem is not None:
+            out.append(f"{path}: {problem}")
     return out

@@ -1,0 +1,167 @@
+"""Wall time of applying one 50-document stack: ``plinth apply -f`` against ``cpln apply --file``.
+
+The stack (:func:`stack_documents`) is what a team keeps in files: one GVC, 8 identities,
+8 secrets, 6 volume sets, 12 workloads (``bench.workload_spec``'s realistic spec, each with
+its identity, two secrets and a volume set), 5 domains routing to workloads and 10 policies
+granting identities ``reveal`` on secrets. Each CLI applies it to a fresh server of its own
+(SQLite, one worker), then re-applies the unchanged stack (median of :data:`REAPPLIES` runs).
+
+Printed: both wall times and the ratio plinth / cpln for the first apply (the issue's target:
+at most 0.2) and for the re-apply, and, as the floor any client pays, the same 50 PUTs sent
+one after the other over one kept-alive connection from this process (no CLI start-up, no
+file parsing): where the first apply's time goes is mostly the server's creating the items.
+The official CLI is the ceiling measured in the same run;
+without it (no node/npm, see ``tests/compat``) only Plinth's figures are printed.
+Run: ``PYTHONPATH=src:. python -m bench.apply``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bench.verdict import Target, mark, ratio
+from bench.workload_spec import realistic_spec
+
+ORG = "acme"
+GVC = "shop"
+REAPPLIES = 3
+TARGET = Target("<=", 0.2)
+CPLN = os.environ.get("CPLN_BIN", str(Path(__file__).resolve().parents[1] / ".cache/cpln/node_modules/.bin/cpln"))
+
+
+def stack_documents() -> list[dict[str, Any]]:
+    """The 50 documents, written kind by kind (the CLIs order them)."""
+    identities = [f"id-{n}" for n in range(8)]
+    secrets = ["db", "tls", *[f"key-{n}" for n in range(6)]]
+    volumes = [f"vol-{n}" for n in range(6)]
+    docs: list[dict[str, Any]] = [
+        {"kind": "gvc", "name": GVC, "spec": {"staticPlacement": {"locationLinks": ["//location/aws-us-east-1"]}}}
+    ]
+    docs += [{"kind": "identity", "name": name, "gvc": GVC, "description": "runs workloads"} for name in identities]
+    for name in secrets:
+        data = {"payload": f"value of {name}", "encoding": "plain"}
+        docs.append({"kind": "secret", "name": name, "type": "opaque", "data": data})
+    volume_spec = {"initialCapacity": 10, "fileSystemType": "shared", "performanceClass": "shared"}
+    docs += [{"kind": "volumeset", "name": name, "gvc": GVC, "spec": volume_spec} for name in volumes]
+    for n in range(12):
+        spec = realistic_spec(volumes[n % len(volumes)])
+        spec["identityLink"] = f"//gvc/{GVC}/identity/{identities[n % len(identities)]}"
+        docs.append({"kind": "workload", "name": f"app-{n}", "gvc": GVC, "spec": spec})
+    for n in range(5):
+        route = {"prefix": "/", "workloadLink": f"//gvc/{GVC}/workload/app-{n}"}
+        docs.append({"kind": "domain", "name": f"app{n}.example.com", "spec": {"ports": [{"routes": [route]}]}})
+    for n in range(10):
+        binding = {"permissions": ["reveal"], "principalLinks": [f"//gvc/{GVC}/identity/{identities[n % 8]}"]}
+        target = [f"//secret/{secrets[n % len(secrets)]}"]
+        docs.append({"kind": "policy", "name": f"reveal-{n}", "targetKind": "secret", "targetLinks": target})
+        docs[-1]["bindings"] = [binding]
+    assert len(docs) == 50
+    return docs
+
+
+def wall_s(command: list[str], environ: dict[str, str]) -> tuple[float, str]:
+    """Seconds the command took, and its standard output; raise if it failed."""
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, env=environ, timeout=600, check=False)
+    took = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command[:4])}... failed ({done.returncode}):\n{done.stdout}{done.stderr}")
+    return took, done.stdout
+
+
+def measure(
+    make_command: Callable[[str, str], list[str]], environ: dict[str, str], folder: Path
+) -> tuple[float, float]:
+    """First apply to a fresh server, then the median re-apply of the unchanged stack."""
+    from tests.support.server import start_server
+
+    server = start_server(folder / "data", org=ORG)
+    try:
+        command = make_command(server.url, server.key)
+        first, _ = wall_s(command, environ)
+        again = statistics.median(wall_s(command, environ)[0] for _ in range(REAPPLIES))
+        return first, again
+    finally:
+        server.stop()
+
+
+def bare_puts(docs: list[dict[str, Any]], folder: Path) -> tuple[float, float]:
+    """The floor: the stack PUT in file order over one connection, to a fresh server, then again."""
+    import http.client
+
+    from tests.support.server import start_server
+
+    server = start_server(folder / "data", org=ORG)
+    try:
+        connection = http.client.HTTPConnection("127.0.0.1", int(server.url.rsplit(":", 1)[1]))
+        headers = {"Authorization": f"Bearer {server.key}", "Content-Type": "application/json"}
+        order = sorted(docs, key=lambda d: BARE_ORDER.index(d["kind"]))
+        times = []
+        for _ in range(2):
+            started = time.perf_counter()
+            for doc in order:
+                parent = f"gvc/{doc['gvc']}/" if doc.get("gvc") else ""
+                connection.request("PUT", f"/org/{ORG}/{parent}{doc['kind']}", json.dumps(doc), headers)
+                answer = connection.getresponse()
+                answer.read()
+                if answer.status >= 300:
+                    raise RuntimeError(f"PUT {doc['kind']} {doc['name']}: {answer.status}")
+            times.append(time.perf_counter() - started)
+        connection.close()
+        return times[0], times[1]
+    finally:
+        server.stop()
+
+
+#: Only for the floor's sequential PUTs (the CLIs find their own order).
+BARE_ORDER = ("gvc", "identity", "secret", "volumeset", "workload", "domain", "policy")
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        manifest = folder / "stack.json"  # JSON is YAML: both CLIs read it, several documents as a list
+        manifest.write_text(json.dumps({"kind": "list", "items": stack_documents()}))
+        base = {"PATH": os.environ.get("PATH", ""), "HOME": scratch, "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+
+        def plinth(url: str, key: str) -> list[str]:
+            apply = [sys.executable, "-m", "plinth", "apply", "-f", str(manifest), "--org", ORG]
+            return [*apply, "--endpoint", url, "--token", key]
+
+        plinth_env = {**base, "PLINTH_HOME": str(folder / "plinth-home")}
+        ours = measure(
+            lambda url, key: [*plinth(url, key), "--endpoint", url, "--token", key], plinth_env, folder / "p"
+        )
+        rows = [("plinth apply -f", ours), ("bare PUTs (floor)", bare_puts(stack_documents(), folder / "b"))]
+        theirs = None
+        if Path(CPLN).exists():
+            cpln_env = {**base, "CPLN_SKIP_UPDATE_CHECK": "1", "CPLN_HOME": str(folder / "cpln-home")}
+
+            def cpln(url: str, key: str) -> list[str]:
+                return [CPLN, "apply", "--file", str(manifest), "--org", ORG, "--endpoint", url, "--token", key]
+
+            theirs = measure(cpln, cpln_env, folder / "c")
+            rows.append(("cpln apply --file", theirs))
+        print("Apply a 50-document stack (gvc, identities, secrets, volume sets, workloads, domains, policies)")
+        for name, (first, again) in rows:
+            print(f"  {name:<18} first {first * 1000:7.0f} ms   re-apply {again * 1000:7.0f} ms")
+        if theirs is None:
+            print(f"  cpln not installed at {CPLN}: no ratio (the compat tests install it)")
+            return 0
+        first_ratio, again_ratio = ratio(ours[0], theirs[0]), ratio(ours[1], theirs[1])
+        print(f"  ratio plinth/cpln: first {first_ratio:.2f} {mark(first_ratio, TARGET)} (target {TARGET.describe()})")
+        print(f"  ratio plinth/cpln: re-apply {again_ratio:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

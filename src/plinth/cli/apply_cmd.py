@@ -1,0 +1,85 @@
+"""``plinth apply -f`` and ``plinth delete -f``: their options (the behaviour is ``apply_run``'s)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from plinth.cli.rest import F, flags_from, typed_options
+
+FILES_HELP = "A file, a directory (its *.yaml, *.yml, *.json in name order) or - for standard input; repeatable"
+
+
+def _files_options(function: F) -> F:
+    function = click.option(
+        "--concurrency",
+        type=click.IntRange(1, 32),
+        default=4,
+        show_default=True,
+        help="How many documents may be sent at once (each over its own kept-alive connection)",
+    )(function)
+    function = click.option("--continue-on-error", is_flag=True, help="Go on with the other documents after one fails")(
+        function
+    )
+    function = click.option(
+        "--dry-run", is_flag=True, help="Ask the server to check every document, and change nothing"
+    )(function)
+    return click.option(
+        "--file", "-f", "files", multiple=True, required=True, type=click.Path(allow_dash=True), help=FILES_HELP
+    )(function)
+
+
+def _typed(function: F) -> F:
+    return typed_options(function, with_format=False)
+
+
+def _call(options: dict[str, Any], **extra: Any) -> Any:
+    from plinth.cli.apply_run import FilesCall
+
+    return FilesCall(
+        files=tuple(options["files"]),
+        flags=flags_from(options),
+        org=options["org"],
+        gvc=options["gvc"],
+        dry_run=options["dry_run"],
+        keep_going=options["continue_on_error"],
+        workers=options["concurrency"],
+        **extra,
+    )
+
+
+@click.command(
+    "apply",
+    short_help="Create or update the items of files (YAML or JSON)",
+    help="Create or update the items of files (YAML or JSON), targets before what links to them, "
+    "printing one line per item: created, updated or unchanged.",
+)
+@_files_options
+@click.option("--prune", is_flag=True, help="Then delete the items carrying --selector's tag that the files lack")
+@click.option("--selector", metavar="TAG=VALUE", help="The tag that marks the items --prune may delete")
+@click.option("--yes", "-y", is_flag=True, help="Prune without asking")
+@_typed
+def apply_command(**options: Any) -> None:
+    from plinth.cli.apply_run import run_apply
+    from plinth.cli.prune import parse_selector
+
+    if options["prune"] != bool(options["selector"]):
+        raise click.UsageError("--prune and --selector go together: --prune --selector TAG=VALUE")
+    selector = parse_selector(options["selector"]) if options["selector"] else None
+    call = _call(options, prune=options["prune"], selector=selector, yes=options["yes"])
+    run_apply(click.get_current_context().find_root().obj, call)
+
+
+@click.command(
+    "delete",
+    short_help="Delete the items of files, in the reverse order of apply",
+    help="Delete the items of files (YAML or JSON), what links to an item before it; "
+    "an item that is already gone counts as deleted.",
+)
+@_files_options
+@_typed
+def delete_command(**options: Any) -> None:
+    from plinth.cli.apply_run import run_delete
+
+    run_delete(click.get_current_context().find_root().obj, _call(options))

@@ -1,0 +1,154 @@
+"""``plinth apply -f`` and ``plinth delete -f``: documents in, one line per item out.
+
+Apply writes each document with the official CLI's upsert (``cpln apply``): ``PUT`` of the
+document to its kind's collection (``/org/{org}/{kind}``, ``/org/{org}/gvc/{gvc}/{kind}``),
+which creates or replaces. The server's ``x-plinth-outcome`` header says ``created``,
+``updated`` or ``unchanged``; a server without it (the hosted platform) is read the way the
+official CLI reads it, 201 created and any other 2xx updated. ``--dry-run`` sends
+``?dryRun=true``: the server runs every check and stores nothing.
+
+Order and concurrency come from ``plan`` and ``batch``. The first failure stops new writes
+(``--continue-on-error`` goes on); failures are raised together as one :class:`BatchFailed`
+once the run is over, for ``main`` to print, so the exit code is 1 unless every document was
+applied. Prune (``prune.py``) runs only after every document applied. A dry run creates
+nothing, so a document that needs one that would be created (its GVC, a volume set it
+mounts) may fail its check: such a failure is reported as ``not checked``, not as an error.
+
+Delete takes the same files in the reverse order and sends ``DELETE`` to each item; an item
+that is already gone (404) counts as deleted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from plinth.cli.batch import SKIPPED, run_plan
+from plinth.cli.errors import BatchFailed, CliError
+from plinth.cli.manifests import Document, Placement, read_documents
+from plinth.cli.plan import Step, plan, reverse_plan
+from plinth.cli.rest_run import connector
+from plinth.cli.settings import RequestFlags, Settings, context_value, resolve
+from plinth.cli.state import RunState
+from plinth.client import ApiClient
+from plinth.errors import NotFound
+
+OUTCOME_HEADER = "x-plinth-outcome"
+DRY_RUN = "?dryRun=true"
+#: What a dry run says of an item it could not check because what it needs is not created yet.
+UNCHECKED = "not checked"
+
+
+@dataclass(frozen=True, slots=True)
+class FilesCall:
+    """One ``plinth apply`` / ``plinth delete`` as parsed."""
+
+    files: tuple[str, ...]
+    flags: RequestFlags
+    org: str | None = None
+    gvc: str | None = None
+    dry_run: bool = False
+    keep_going: bool = False
+    workers: int = 4
+    prune: bool = False
+    selector: tuple[str, str] | None = None
+    yes: bool = False
+
+
+@dataclass
+class Session:
+    """What a run of apply, delete or prune works with."""
+
+    state: RunState
+    settings: Settings
+    connect: Callable[[], ApiClient]
+    org: str
+    call: FilesCall
+
+    def say(self, line: str) -> None:
+        self.state.env.stdout.write(line + "\n")
+        self.state.env.stdout.flush()
+
+
+def open_session(state: RunState, call: FilesCall) -> Session:
+    state.error_output = call.flags.output
+    settings = resolve(state.env, call.flags)
+    state.color = settings.color
+    org = context_value(state.env, settings, call.org, "org")
+    if not org:
+        raise CliError("No org: give --org, set $PLINTH_ORG, or set one in the profile (plinth profile update --org)")
+    return Session(state, settings, connector(state, settings), org, call)
+
+
+def load(session: Session) -> list[Document]:
+    call = session.call
+    gvc = context_value(session.state.env, session.settings, call.gvc, "gvc")
+    return read_documents(call.files, session.state.env.stdin, Placement(session.org, gvc, call.gvc))
+
+
+def run_apply(state: RunState, call: FilesCall) -> None:
+    session = open_session(state, call)
+    documents = load(session)
+    run_steps(session, plan(documents), apply_one(call.dry_run), "applied")
+    if call.prune and call.selector is not None:
+        from plinth.cli.prune import run_prune
+
+        run_prune(session, documents, call.selector)
+
+
+def run_delete(state: RunState, call: FilesCall) -> None:
+    session = open_session(state, call)
+    run_steps(session, reverse_plan(load(session)), delete_one(call.dry_run), "deleted")
+
+
+def apply_one(dry_run: bool) -> Callable[[ApiClient, Document], str]:
+    def action(client: ApiClient, document: Document) -> str:
+        answer = client.request("PUT", document.collection + (DRY_RUN if dry_run else ""), document.body)
+        outcome = answer.header(OUTCOME_HEADER)
+        return outcome or ("created" if answer.status == 201 else "updated")
+
+    return action
+
+
+def delete_one(dry_run: bool) -> Callable[[ApiClient, Document], str]:
+    def action(client: ApiClient, document: Document) -> str:
+        try:
+            client.request("DELETE", document.href + (DRY_RUN if dry_run else ""))
+        except NotFound:
+            return "already gone"
+        return "deleted"
+
+    return action
+
+
+def run_steps(session: Session, steps: list[Step], action: Callable[[ApiClient, Document], Any], verb: str) -> None:
+    """Run ``steps``, print a line per item (``gvc/prod/workload/web created``), raise the failures."""
+    call = session.call
+    suffix = " (dry run)" if call.dry_run else ""
+    failures: list[tuple[str, BaseException]] = []
+    skipped = 0
+    outcomes: list[Any] = []
+    for step, result in run_plan(steps, action, session.connect, call.workers, call.keep_going):
+        document = step.document
+        outcomes.append(result)
+        pending = [steps[n].document.label for n in step.needs if outcomes[n] in ("created", UNCHECKED)]
+        if result is SKIPPED:
+            skipped += 1
+        elif isinstance(result, BaseException) and call.dry_run and pending:
+            # A dry run creates nothing, so what lives in or links to a new item cannot be checked.
+            outcomes[-1] = UNCHECKED
+            session.say(f"{document.label} {UNCHECKED} (dry run: it needs {', '.join(pending)}, not created yet)")
+        elif isinstance(result, BaseException):
+            if not isinstance(result, Exception):
+                raise result
+            failures.append((f"{document.where} ({document.label})", result))
+            session.say(f"{document.label} failed{suffix}")
+        else:
+            session.say(f"{document.label} {result}{suffix}")
+    if failures:
+        done = len(steps) - len(failures) - skipped
+        summary = f"{len(failures)} of {len(steps)} failed, {done} {verb}"
+        if skipped:
+            summary += f", {skipped} not tried (--continue-on-error goes on after a failure)"
+        raise BatchFailed(summary, failures)

@@ -1,0 +1,96 @@
+"""Running a plan: every step once the steps it needs are done, a few at a time, results in plan order.
+
+``run_plan(steps, action, connect, workers, keep_going)`` calls ``action(client, document)`` for
+each step on a pool of ``workers`` threads, each with its own kept-alive :class:`ApiClient`
+(``connect()`` makes one; ``http.client`` connections are not shared between threads). A
+step starts as soon as every step it needs has finished, so independent documents travel
+together while a target still goes before what links to it.
+
+Results are yielded in plan order (a step's result waits for those before it), so the output
+is the same from run to run whatever finishes first. An action's exception is its result.
+After the first failure no new step starts unless ``keep_going``: the steps already under way
+finish, and the steps never started are yielded as :data:`SKIPPED`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Any
+
+from plinth.cli.manifests import Document
+from plinth.cli.plan import Step
+from plinth.client import ApiClient
+
+#: The result of a step that never ran (an earlier step failed).
+SKIPPED = object()
+
+
+def run_plan(
+    steps: Sequence[Step],
+    action: Callable[[ApiClient, Document], Any],
+    connect: Callable[[], ApiClient],
+    workers: int,
+    keep_going: bool,
+) -> Iterator[tuple[Step, Any]]:
+    """Yield ``(step, result or exception or SKIPPED)`` in plan order; see the module docstring."""
+    local = threading.local()
+    clients: list[ApiClient] = []
+    lock = threading.Lock()
+
+    def run(step: Step) -> Any:
+        client = getattr(local, "client", None)
+        if client is None:
+            client = local.client = connect()
+            with lock:
+                clients.append(client)
+        return action(client, step.document)
+
+    waiting = [set(step.needs) for step in steps]
+    dependants: list[list[int]] = [[] for _ in steps]
+    for n, step in enumerate(steps):
+        for m in step.needs:
+            dependants[m].append(n)
+    results: dict[int, Any] = {}
+    started: set[int] = set()
+    running: dict[Future[Any], int] = {}
+    failed = False
+    shown = 0
+    workers = max(1, workers)
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="plinth-apply")
+    try:
+
+        def start_ready() -> None:
+            # At most ``workers`` under way, so that a failure stops what has not been sent yet.
+            for n in range(len(steps)):
+                if len(running) >= workers or (failed and not keep_going):
+                    return
+                if n not in started and not waiting[n]:
+                    started.add(n)
+                    running[pool.submit(run, steps[n])] = n
+
+        start_ready()
+        while shown < len(steps):
+            while shown in results:
+                yield steps[shown], results[shown]
+                shown += 1
+            if shown == len(steps):
+                break
+            if not running:  # nothing under way and nothing can start: the rest never ran
+                for n in range(shown, len(steps)):
+                    results.setdefault(n, SKIPPED)
+                continue
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                n = running.pop(future)
+                error = future.exception()
+                results[n] = error if error is not None else future.result()
+                failed = failed or error is not None
+                for m in dependants[n]:
+                    waiting[m].discard(n)
+            start_ready()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        for client in clients:
+            client.close()

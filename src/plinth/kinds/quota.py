@@ -1,0 +1,110 @@
+"""The ``quota`` kind (kinds.md §9): how many items of a kind an org, or each of its GVCs, may hold.
+
+Quotas are the server's: no client creates or deletes one. Each is addressed by its **id**
+(``GET /org/{org}/quota/{id}``), since names repeat: there is one ``workloads-per-gvc`` quota per
+GVC, told apart by ``dimensions`` (``{"gvc": "prod"}``). The id is derived from the org, the
+quota and the GVC (a UUID v5), so the engine finds the quota a write counts against without
+a lookup, and the stored record's key is that id.
+
+The four known quotas (:data:`QUOTAS`) are enforced by the engine in the transaction of every
+create and delete of the kind they count (``engine/quotas.py``). Only ``max`` is the client's
+(a PATCH); ``name``, ``description``, ``unit``, ``dimensions``, ``current`` and ``origin`` are
+server-owned and dropped from a body like any server field. Quotas carry no ``tags``.
+
+Where the sources are silent (kinds.md §9): the default maxima below are Plinth's choice,
+generous enough that a team never meets them by accident and low enough that a runaway script
+does; a ``max`` lowered below ``current`` is accepted (nothing is removed; creates are refused
+until enough items are deleted).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindSpec
+from plinth.kinds.permissions import permission_fields
+from plinth.kinds.spec_model import TopLevelModel
+
+#: The largest ``max`` a client may set.
+MAX_LIMIT = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class QuotaDefinition:
+    """One known quota: what it counts (``counts``, a kind), and whether per GVC or per org."""
+
+    name: str
+    counts: str
+    per_gvc: bool
+    default_max: int
+    unit: str
+    description: str
+
+
+QUOTAS: tuple[QuotaDefinition, ...] = (
+    QuotaDefinition("agents", "agent", False, 100, "agents", "Max number of agents"),
+    QuotaDefinition("domains", "domain", False, 1000, "domains", "Max number of domains"),
+    QuotaDefinition(
+        "identities-per-gvc", "identity", True, 1000, "identities", "Max number of workload identities in a gvc"
+    ),
+    QuotaDefinition("workloads-per-gvc", "workload", True, 1000, "workloads", "Max number of workloads in a gvc"),
+)
+LIMITING: dict[str, QuotaDefinition] = {q.counts: q for q in QUOTAS}
+#: Fixed, so that every server derives the same ids.
+_ID_NAMESPACE = uuid.UUID("6a1f4c0e-2b9d-5e53-9c1a-7d0f2e8b4a61")
+
+
+def quota_id(org: str, quota: QuotaDefinition, gvc: str | None) -> str:
+    """The id (and stored key name) of ``quota`` for ``org``, and for ``gvc`` when per GVC."""
+    return str(uuid.uuid5(_ID_NAMESPACE, f"{org}/{quota.name}/{gvc or ''}"))
+
+
+def quota_fields(quota: QuotaDefinition, gvc: str | None, current: int) -> dict[str, Any]:
+    """The server-owned fields of a new quota item (its ``max`` is the default)."""
+    return {
+        "name": quota.name,
+        "description": quota.description,
+        "unit": quota.unit,
+        "dimensions": {"gvc": gvc} if quota.per_gvc else {},
+        "max": quota.default_max,
+        "current": current,
+        "origin": "default",
+    }
+
+
+def exceeded_message(quota: QuotaDefinition, gvc: str | None, max_items: int | None) -> str:
+    """The 429's message; it names the quota, as clients look for "quota" in it (kinds.md §9)."""
+    where = f"GVC '{gvc}'" if quota.per_gvc else "the org"
+    limit = f" of {max_items} {quota.unit}" if max_items is not None else ""
+    return f"Quota '{quota.name}'{limit} for {where} is exhausted; delete some or raise the quota's max"
+
+
+class QuotaFields(TopLevelModel):
+    max: Annotated[int, Field(ge=0, le=MAX_LIMIT)]
+
+
+def _any_name(name: str) -> str | None:
+    """Quotas are never created by clients; the path names them by id, which is always fine."""
+    return None
+
+
+QUOTA = KindSpec(
+    name="quota",
+    scope="org",
+    title="Quota",
+    terraform_resource=None,
+    text_columns=("ID", "NAME", "DESCRIPTION", "ORIGIN", "CURRENT", "MAX", "UNIT", "DIMENSIONS"),
+    verbs=frozenset({"get", "list", "patch"}),
+    addressed_by_id=True,
+    has_tags=False,
+    name_rule=_any_name,
+    top_level_model=QuotaFields,
+    server_fields=frozenset({"name", "description", "unit", "dimensions", "current", "origin"}),
+    **permission_fields("quota"),
+    delete_permission="manage",
+    query_properties=(*COMMON_QUERY_PROPERTIES, "origin", "max", "current", "unit"),
+)
