@@ -183,6 +183,8 @@ def test_a_version_the_log_no_longer_holds_is_410_list_again(server: ServerProce
     future = api.get(path, params={"watch": "true", "resourceVersion": str(10**15)})
     assert future.status_code == 410
     assert api.get(path, params={"watch": "true", "resourceVersion": "abc"}).status_code == 400
+    # Checked on every list, and both when both are sent (what /openapi.json says).
+    assert api.get(path, params={"resourceVersion": "1"}, headers={"Last-Event-ID": "none"}).status_code == 400
     assert api.get(f"{path}/w-gone", params={"watch": "true"}).status_code == 400
 
 
