@@ -104,6 +104,38 @@ def test_resuming_from_a_version_sends_exactly_what_followed_it(server: ServerPr
     assert [e["resourceVersion"] for e in again] == [e["resourceVersion"] for e in events[1:]]
 
 
+def test_a_watch_gets_only_its_kind_and_gvc_live_and_when_resuming(server: ServerProcess, api: httpx.Client) -> None:
+    org = server.org
+    for gvc in ("w-sel-a", "w-sel-b"):
+        _gvc(api, org, gvc)
+    path = f"/org/{org}/gvc/w-sel-a/volumeset"
+    start = _version_now(api, server, path)
+
+    def changes_elsewhere_then_mine(mine: str) -> None:
+        body = {"spec": {"initialCapacity": 10}}
+        ok(api.post(f"/org/{org}/gvc/w-sel-b/volumeset", json={"name": f"{mine}-other", **body}), 201)
+        ok(api.patch(f"/org/{org}/gvc/w-sel-b", json={"description": mine}))
+        ok(api.post(f"/org/{org}/gvc/w-sel-a/volumeset", json={"name": mine, **body}), 201)
+
+    with _watch(server, path) as live:
+        live.next()
+        changes_elsewhere_then_mine("vs-live")
+        seen_live = live.changes(1)
+    changes_elsewhere_then_mine("vs-later")
+    with _watch(server, path, resourceVersion=start) as resumed:  # a backlog of every kind
+        seen_resumed = resumed.changes(2)
+    assert named(seen_live) == [("ADDED", "vs-live")]
+    assert named(seen_resumed) == [("ADDED", "vs-live"), ("ADDED", "vs-later")]
+    org_wide = _watch(server, f"/org/{org}/volumeset", resourceVersion=start)
+    with org_wide:
+        assert {e["object"]["name"] for e in org_wide.changes(4)} == {
+            "vs-live-other",
+            "vs-live",
+            "vs-later-other",
+            "vs-later",
+        }
+
+
 def test_sse_sets_the_id_and_resumes_from_last_event_id(server: ServerProcess, api: httpx.Client) -> None:
     org = server.org
     path = f"/org/{org}/gvc"
@@ -151,6 +183,8 @@ def test_a_version_the_log_no_longer_holds_is_410_list_again(server: ServerProce
     future = api.get(path, params={"watch": "true", "resourceVersion": str(10**15)})
     assert future.status_code == 410
     assert api.get(path, params={"watch": "true", "resourceVersion": "abc"}).status_code == 400
+    # Checked on every list, and both when both are sent (what /openapi.json says).
+    assert api.get(path, params={"resourceVersion": "1"}, headers={"Last-Event-ID": "none"}).status_code == 400
     assert api.get(f"{path}/w-gone", params={"watch": "true"}).status_code == 400
 
 

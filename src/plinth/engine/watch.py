@@ -1,15 +1,11 @@
-"""Watches: the change log (``Storage.changes``) delivered live to every stream of a process.
+"""Watches: what one stream selects and holds (:class:`Watcher`), and the events it sends.
 
-One :class:`WatchHub` per process reads the log once per batch, after the last seq it read, and
-offers each change to the watchers of its org and kind; a :class:`Watcher` keeps what its stream
-has not sent yet. The hub never waits for a watcher: an offer only appends to the watcher's
-queue, and a watcher whose queue passes its bound is ended (``slow``), so a consumer that does
-not read never slows writers or other watchers, and its memory stays bounded.
-
-When the hub reads: on SQLite, when the shared change counter moves (every commit of every
-worker moves it; looked at every :data:`MARKER_TICK_S`); on PostgreSQL, on a notification on
-``record_cache.CHANNEL`` (every commit of every replica sends one); and in any case every
-``poll_s``, so a lost notification delays a change by at most that much.
+The process's :class:`~plinth.engine.watch_hub.WatchHub` reads the change log
+(``Storage.changes``) and offers each change to the watchers of its org, kind and GVC; a
+:class:`Watcher` judges it (its selection, a query's terms, the principal's ``view``) and keeps
+what its stream has not sent yet, or has it written at once (``Flush``: the server's direct
+writer). An offer never waits: a watcher whose buffer passes its bound is ended (``slow``), so a
+consumer that does not read never slows writers or other watchers, and its memory stays bounded.
 
 A watcher that resumes from an older version, or starts with the current items, first drains a
 backlog of its own (the snapshot's items, then the log's changes in pages, read as its stream
@@ -19,43 +15,33 @@ order (``storage/postgres.py``, ``_append_changes``): a watcher takes a change o
 is above the last one it took.
 
 The wire form of an event (NDJSON or SSE) is the server's (``server/watch_stream.py``); an
-:class:`Event` keeps each encoding made of it, so 1,000 watchers of one change share one.
+:class:`Event` (and a :class:`Shared` batch) keeps each encoding made of it, so 1,000 watchers of
+one change share one.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import logging
-import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from plinth.engine.access import Access
 from plinth.engine.render import href_of
-from plinth.engine.service import storage_unavailable
-from plinth.errors import APIError, Forbidden, WatchTooSlow
+from plinth.errors import APIError, Forbidden
 from plinth.kinds.base import KindSpec
 from plinth.storage import evaluate
-from plinth.storage.base import Change, Record, Storage, StorageError
+from plinth.storage.base import Change, Record, StorageError
 from plinth.storage.query import Filter, ListRequest
 
-log = logging.getLogger("plinth.watch")
+if TYPE_CHECKING:
+    from plinth.engine.watch_hub import WatchHub
 
-#: Seconds between looks at SQLite's change counter (a memory read).
-MARKER_TICK_S = 0.005
 #: Changes read per store read (the hub's batches, a backlog's pages).
 BATCH = 500
-#: The shortest time between two batches: under a stream of writes, each watcher gets one write
-#: (of all the changes since the last) per this much, not one per change.
-MIN_BATCH_S = 0.02
-FANOUT_SHARE = 8
-#: Seconds between looks at the access generation, for :meth:`Watcher.recheck`.
-RECHECK_S = 0.25
 
 #: Re-judges a watcher after the access generation moved: its new access, or the error that
 #: ends it (401 for a revoked key, 403 for a lost right).
@@ -213,6 +199,8 @@ class Watcher:
     def _judge(self, event: Event) -> Event | None:
         sel = self.selection
         key = event.change.key
+        if key.kind != sel.kind.name or key.org != sel.org or (sel.parent is not None and key.parent != sel.parent):
+            return None  # a backlog holds every change of the store
         if self.shown is not None:
             assert sel.filter is not None
             ident = (key.parent, key.name)
@@ -374,236 +362,6 @@ class Watcher:
 def _settle(waiter: asyncio.Future[bool], fired: bool) -> None:
     if not waiter.done():
         waiter.set_result(fired)
-
-
-class WatchHub:
-    """A process's watchers and the one reader of the change log that feeds them."""
-
-    def __init__(
-        self,
-        storage: Storage,
-        *,
-        poll_s: float,
-        keep: int,
-        max_age_s: float,
-        trim_every_s: float,
-        generation: Callable[[], Awaitable[str | None]],
-    ):
-        self.storage = storage
-        self.poll_s = poll_s
-        self.keep = keep
-        self.max_age_s = max_age_s
-        self.trim_every_s = trim_every_s
-        self._generation = generation
-        self.last_seq = 0
-        self._by_kind: dict[tuple[str, str], set[Watcher]] = {}
-        self._per_principal: dict[str, int] = {}
-        #: Every open stream's watcher, joined or still catching up.
-        self._all: set[Watcher] = set()
-        self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
-        self._closed: APIError | None = None
-        self._rechecking: asyncio.Task[None] | None = None
-        #: Watchers with entries to write at the end of the current batch.
-        self.dirty: set[Watcher] = set()
-
-    # -- the registry ---------------------------------------------------------------------
-
-    def count(self, principal: str) -> int:
-        return self._per_principal.get(principal, 0)
-
-    def watchers(self) -> list[Watcher]:
-        return list(self._all)
-
-    def add(self, watcher: Watcher) -> None:
-        sel = watcher.selection
-        self._by_kind.setdefault((sel.org, sel.kind.name), set()).add(watcher)
-
-    def remove(self, watcher: Watcher) -> None:
-        sel = watcher.selection
-        group = self._by_kind.get((sel.org, sel.kind.name))
-        if group is not None:
-            group.discard(watcher)
-            if not group:
-                del self._by_kind[(sel.org, sel.kind.name)]
-
-    def hold(self, watcher: Watcher) -> None:
-        """Count a new stream (for its principal's bound, rechecks and shutdown) until it ends."""
-        if self._closed is not None:
-            watcher.end(self._closed)
-            return
-        self._all.add(watcher)
-        self._per_principal[watcher.principal] = self._per_principal.get(watcher.principal, 0) + 1
-
-    def release(self, watcher: Watcher) -> None:
-        if watcher not in self._all:
-            return
-        self._all.discard(watcher)
-        left = self._per_principal.get(watcher.principal, 0) - 1
-        if left > 0:
-            self._per_principal[watcher.principal] = left
-        else:
-            self._per_principal.pop(watcher.principal, None)
-
-    def slow_error(self, limit: int) -> APIError:
-        return WatchTooSlow(
-            f"The watch fell more than {limit} bytes behind; resume from the last resourceVersion read",
-            {"buffer_bytes": limit},
-        )
-
-    def store_error(self, exc: StorageError) -> APIError:
-        log.warning("watch: cannot read the change log (%s)", exc)
-        return storage_unavailable()
-
-    @property
-    def closed(self) -> APIError | None:
-        return self._closed
-
-    # -- the reader -----------------------------------------------------------------------
-
-    async def start(self) -> None:
-        self.last_seq = (await self.storage.change_bounds()).last
-        if self.storage.change_marker() is None:
-            from plinth.storage.record_cache import CHANNEL
-
-            with contextlib.suppress(Exception):  # no listener: the poll alone
-                await self.storage.listen(CHANNEL, self.notified)
-        self._task = asyncio.create_task(self._run(), name="plinth-watch-hub")
-
-    def notified(self, payload: str | None = None) -> None:
-        """Something may have been committed: read the log now."""
-        self._wake.set()
-
-    async def _run(self) -> None:
-        marker = self.storage.change_marker()
-        seen_marker = marker
-        next_poll = next_recheck = next_read = time.monotonic()
-        next_trim = time.monotonic() + self.trim_every_s
-        generation = await self._safe_generation()
-        while self._closed is None:
-            now = time.monotonic()
-            if marker is not None and self._all:
-                await asyncio.sleep(MARKER_TICK_S)
-                marker = self.storage.change_marker()
-                due = marker != seen_marker or self._wake.is_set() or now >= next_poll
-            else:
-                marker = self.storage.change_marker()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), timeout=max(0.0, min(next_poll, next_recheck) - now))
-                due = self._wake.is_set() or time.monotonic() >= next_poll or marker != seen_marker
-            now = time.monotonic()
-            if due:
-                if now < next_read:  # under a stream of writes, batches come at most this often
-                    await asyncio.sleep(next_read - now)
-                    now = time.monotonic()
-                self._wake.clear()
-                seen_marker = self.storage.change_marker() if marker is not None else None
-                next_poll = now + self.poll_s
-                read = await self._read()
-                # Under a stream of writes (a batch of several changes), the next batch waits so
-                # that the fan-out takes at most about 1 / FANOUT_SHARE of the loop: the busier
-                # it is, the more changes each write to a watcher carries. A lone change, the
-                # usual case, goes out at once.
-                if read > 1:
-                    next_read = now + max(MIN_BATCH_S, (time.monotonic() - now) * FANOUT_SHARE)
-            if now >= next_recheck:
-                next_recheck = now + RECHECK_S
-                moved = await self._safe_generation()
-                if moved != generation:
-                    generation = moved
-                    self._recheck_all()
-            if now >= next_trim:
-                next_trim = now + self.trim_every_s
-                with contextlib.suppress(StorageError):
-                    await self.storage.trim_changes(self.keep, self.max_age_s)
-
-    async def _safe_generation(self) -> str | None:
-        try:
-            return await self._generation()
-        except StorageError:
-            return None
-
-    async def _read(self) -> int:
-        """Deliver what the log holds after ``last_seq``; how many changes that was."""
-        read = 0
-        try:
-            if not self._by_kind:
-                self.last_seq = max(self.last_seq, (await self.storage.change_bounds()).last)
-                return 0
-            while True:
-                batch = await self.storage.changes(self.last_seq, BATCH)
-                read += len(batch)
-                if not batch:
-                    return read
-                self._deliver(batch)
-                if len(batch) < BATCH:
-                    return read
-        except StorageError as exc:
-            log.warning("watch: cannot read the change log (%s)", exc)
-            return read
-
-    def _deliver(self, batch: list[Change]) -> None:
-        """Offer ``batch`` to the watchers of each change's org and kind, in seq order per
-        watcher: a watcher that takes every change of its kind takes the batch's as one entry."""
-        by_kind: dict[tuple[str, str], list[Event]] = {}
-        for change in batch:
-            key = change.key
-            if (key.org, key.kind) in self._by_kind:
-                by_kind.setdefault((key.org, key.kind), []).append(Event(change))
-        for group_key, events in by_kind.items():
-            shared = Shared(events)
-            for watcher in list(self._by_kind.get(group_key, ())):
-                if not watcher.take_shared(shared):
-                    for event in events:
-                        watcher.offer(event)
-        self.last_seq = batch[-1].seq
-        dirty, self.dirty = self.dirty, set()
-        for watcher in dirty:
-            if watcher.flush is not None and not watcher.done:
-                watcher.flush(watcher, None)
-
-    def _recheck_all(self) -> None:
-        """Judge every watcher again (the access generation moved), off the reading loop."""
-        if self._rechecking is not None and not self._rechecking.done():
-            self._rechecking.add_done_callback(lambda _: self._recheck_all())
-            return
-        self._rechecking = asyncio.create_task(self._recheck(list(self.watchers())))
-
-    async def _recheck(self, watchers: list[Watcher]) -> None:
-        for watcher in watchers:
-            if watcher.done:
-                continue
-            try:
-                access = await watcher.recheck()
-            except APIError as exc:
-                watcher.end(exc)
-                continue
-            except StorageError:
-                continue  # judged again at the next move; the stream keeps its last access
-            kind = watcher.selection.kind
-            if not access.holds_any(kind, "view"):
-                watcher.end(lost_right(kind))
-                continue
-            watcher.access = access
-            watcher.sees_all = access.sees_every(kind, "view")
-
-    async def close(self, error: APIError) -> None:
-        """End every stream with ``error`` and stop reading (server shutdown)."""
-        self.shutdown(error)
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(BaseException):
-                await self._task
-        if self._rechecking is not None:
-            self._rechecking.cancel()
-
-    def shutdown(self, error: APIError) -> None:
-        """End every stream with ``error`` now (callable from a synchronous hook)."""
-        if self._closed is None:
-            self._closed = error
-        for watcher in list(self.watchers()):
-            watcher.end(error)
-        self._wake.set()
 
 
 def lost_right(kind: KindSpec) -> Forbidden:

@@ -2,7 +2,7 @@
 starts (``resourceVersion``, the current items, or now), and the checks a list makes first.
 
 The stream itself is the server's (``server/watch_stream.py``); the hub and the watcher are
-``engine/watch.py``'s.
+``engine/watch.py``'s and ``engine/watch_hub.py``'s.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from plinth.engine.listing import org_column, parent_for, require_org
 from plinth.engine.querywire import parse_query
 from plinth.engine.requestinfo import RequestInfo
 from plinth.engine.service import Engine, storage_error
-from plinth.engine.watch import Recheck, Selection, Watcher, WatchHub, lost_right
+from plinth.engine.watch import Recheck, Selection, Watcher, lost_right
+from plinth.engine.watch_hub import WatchHub
 from plinth.errors import BadRequest, Gone
 from plinth.storage.base import Record, StorageError
 

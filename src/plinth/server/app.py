@@ -33,7 +33,7 @@ from plinth.auth.principal import Principal
 from plinth.engine.access import AccessControl
 from plinth.engine.requestinfo import parse_path
 from plinth.engine.service import Engine
-from plinth.engine.watch import WatchHub
+from plinth.engine.watch_hub import WatchHub
 from plinth.errors import MethodNotAllowed, ServiceUnavailable, TooManyRequests, Unauthorized
 from plinth.kinds import REGISTRY
 from plinth.metrics import FLUSH_S, RATE_LIMITED, WATCHERS, announce_build

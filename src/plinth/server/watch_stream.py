@@ -27,7 +27,8 @@ from typing import Any
 from plinth.auth.principal import Principal
 from plinth.engine.access import Access
 from plinth.engine.requestinfo import RequestInfo
-from plinth.engine.watch import Entry, Event, Shared, Signal, Watcher, WatchHub
+from plinth.engine.watch import Entry, Event, Shared, Signal, Watcher
+from plinth.engine.watch_hub import WatchHub
 from plinth.engine.watch_start import parse_version, selection_for, start_watch
 from plinth.errors import BadRequest, TooManyRequests
 from plinth.server.errors import render_error
@@ -59,12 +60,12 @@ def requested(req: Request, info: RequestInfo) -> bool:
 
 
 def start_version(req: Request) -> int | None:
-    """``resourceVersion``, or else the ``Last-Event-ID`` an ``EventSource`` sends back."""
-    raw = req.param("resourceVersion")
-    if raw is None:
-        last_id = req.headers.get(b"last-event-id")
-        raw = last_id.decode("latin-1").strip() if last_id else None
-    return parse_version(raw)
+    """``resourceVersion``, or else the ``Last-Event-ID`` an ``EventSource`` sends back (both are
+    checked when both are sent)."""
+    last_id = req.headers.get(b"last-event-id")
+    from_header = parse_version(last_id.decode("latin-1").strip()) if last_id is not None else None
+    from_param = parse_version(req.param("resourceVersion"))
+    return from_param if from_param is not None else from_header
 
 
 def encoding_of(req: Request) -> str:
