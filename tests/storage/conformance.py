@@ -18,6 +18,8 @@ from collections.abc import Awaitable, Callable
 import orjson
 
 from plinth.storage.base import Delete, Key, Operation, Put, SetMeta, Storage, StorageError, Tally
+from plinth.storage.query import ListRequest
+from plinth.storage.scan import every_record, pages
 from tests.storage import conformance_changes, conformance_query
 from tests.storage.records import (
     assert_same,
@@ -267,6 +269,17 @@ async def run_tally_never_gives_the_last_unit_twice(store: Storage) -> None:
     assert (await _counter(store, quota.key))[0] == 5
 
 
+async def run_scan_walks_every_page(store: Storage) -> None:
+    org = new_org()
+    records = [make_record(org, f"item-{n:02d}") for n in range(7)]
+    await create(store, records)
+    request = ListRequest(org, records[0].key.kind, "", 3)
+    walked = [[r.key.name for r in page] async for page in pages(store, request)]
+    assert walked == [["item-00", "item-01", "item-02"], ["item-03", "item-04", "item-05"], ["item-06"]]
+    assert [r.key.name for r in await every_record(store, request)] == [r.key.name for r in records]
+    assert await every_record(store, ListRequest(new_org(), records[0].key.kind, "", 3)) == []
+
+
 CHECKS: list[Check] = [
     run_create_and_get,
     run_create_of_existing_key_fails_and_changes_nothing,
@@ -282,6 +295,7 @@ CHECKS: list[Check] = [
     run_ping_answers,
     run_tally_counts_up_to_the_ceiling_and_down_to_zero,
     run_tally_never_gives_the_last_unit_twice,
+    run_scan_walks_every_page,
     *conformance_query.CHECKS,
     *conformance_changes.CHECKS,
 ]

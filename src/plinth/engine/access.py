@@ -23,7 +23,8 @@ from plinth.kinds.base import KindSpec
 from plinth.kinds.permissions import PERMISSIONS
 from plinth.storage import evaluate
 from plinth.storage.base import Key, Storage
-from plinth.storage.query import Filter, ListRequest, PageStart
+from plinth.storage.query import Filter, ListRequest
+from plinth.storage.scan import every_record
 
 Loader = Callable[[], Item | None]
 #: What a decision is made on: the stored item's ``(id, version)``, which changes with its
@@ -167,14 +168,7 @@ class AccessControl:
         return orjson.loads(record.doc) if record else None
 
     async def _all(self, org: str, kind: str) -> list[Item]:
-        items: list[Item] = []
-        start: PageStart | None = None
-        while True:
-            page = await self._storage.list_page(ListRequest(org, kind, "", 1000, start))
-            items += [orjson.loads(r.doc) for r in page]
-            if len(page) < 1000:
-                return items
-            start = PageStart(page[-1].key.parent, page[-1].key.name)
+        return [orjson.loads(r.doc) for r in await every_record(self._storage, ListRequest(org, kind, "", 1000))]
 
     async def _load(self, org: str) -> PolicySet:
         implied = {kind: entry.implied for kind, entry in PERMISSIONS.items()}

@@ -15,7 +15,8 @@ from plinth.engine.references import GUARD_NAMES, child_names
 from plinth.errors import Conflict
 from plinth.kinds.base import KindSpec
 from plinth.storage.base import Delete, Operation, Storage
-from plinth.storage.query import ListRequest, PageStart
+from plinth.storage.query import ListRequest
+from plinth.storage.scan import every_record
 
 #: Records read per page when collecting an item's owned records.
 OWNED_PAGE = 500
@@ -63,11 +64,6 @@ async def owned_deletes(storage: Storage, kind: KindSpec, org: str, gvc: str | N
     ops: list[Operation] = []
     parent = f"{gvc}/{name}" if gvc else name
     for record_kind in kind.owned_records:
-        start: PageStart | None = None
-        while True:
-            page = await storage.list_page(ListRequest(org, record_kind, parent, limit=OWNED_PAGE, start=start))
-            ops += [Delete(r.key, r.version) for r in page]
-            if len(page) < OWNED_PAGE:
-                break
-            start = PageStart(page[-1].key.parent, page[-1].key.name)
+        owned = await every_record(storage, ListRequest(org, record_kind, parent, limit=OWNED_PAGE))
+        ops += [Delete(r.key, r.version) for r in owned]
     return ops

@@ -18,10 +18,12 @@ from collections.abc import Iterable, Mapping
 
 from plinth.auth.generation import GenerationWatcher
 from plinth.engine.access import AccessControl
+from plinth.engine.render import href_of
 from plinth.kinds.base import GrantQuestion, Item, KindSpec
 from plinth.meta import parse_link
 from plinth.storage.base import Storage
-from plinth.storage.query import ListRequest, PageStart
+from plinth.storage.query import ListRequest
+from plinth.storage.scan import every_record
 
 POLICY_KIND = "policy"
 IDENTITY_SEGMENT = "/identity/"
@@ -33,6 +35,7 @@ class Grants:
 
     def __init__(self, storage: Storage, kinds: Mapping[str, KindSpec]) -> None:
         self._storage = storage
+        self._kinds = kinds
         self._control = AccessControl(storage, kinds, GenerationWatcher(storage))
 
     async def answer(
@@ -74,18 +77,13 @@ class Grants:
         return {kind: sorted(hrefs) for kind, hrefs in out.items() if hrefs}
 
     async def _every(self, org: str, kind: str) -> set[str]:
-        hrefs: set[str] = set()
-        start: PageStart | None = None
-        while True:
-            page = await self._storage.list_page(ListRequest(org, kind, None, TARGETS_PAGE, start))
-            for record in page:
-                key = record.key
-                hrefs.add(
-                    f"/org/{org}/gvc/{key.parent}/{kind}/{key.name}" if key.parent else f"/org/{org}/{kind}/{key.name}"
-                )
-            if len(page) < TARGETS_PAGE:
-                return hrefs
-            start = PageStart(page[-1].key.parent, page[-1].key.name)
+        spec = self._kinds.get(kind)
+        if spec is None:  # a policy may target a kind Plinth does not serve: it holds no items
+            return set()
+        request = ListRequest(org, kind, None, TARGETS_PAGE)
+        return {
+            href_of(spec, org, r.key.parent or None, r.key.name) for r in await every_record(self._storage, request)
+        }
 
 
 def _principals(policy: Item) -> list[str]:

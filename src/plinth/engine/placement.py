@@ -22,7 +22,8 @@ from plinth.kinds.base import Item, KindSpec
 from plinth.kinds.links import placement_locations
 from plinth.storage.base import Storage
 from plinth.storage.evaluate import matches, sort_key
-from plinth.storage.query import Filter, ListRequest, PageStart, Term
+from plinth.storage.query import Filter, ListRequest, Term
+from plinth.storage.scan import every_record
 
 #: Locations read per page when a query is resolved.
 PAGE = 500
@@ -53,14 +54,7 @@ def _enabled(doc: Item) -> bool:
 
 
 async def _locations(storage: Storage, org: str) -> list[Item]:
-    docs: list[Item] = []
-    start: PageStart | None = None
-    while True:
-        page = await storage.list_page(ListRequest(org, "location", "", PAGE, start))
-        docs += [orjson.loads(record.doc) for record in page]
-        if len(page) < PAGE:
-            return docs
-        start = PageStart(page[-1].key.parent, page[-1].key.name)
+    return [orjson.loads(record.doc) for record in await every_record(storage, ListRequest(org, "location", "", PAGE))]
 
 
 def holds_query(path: str) -> Filter:

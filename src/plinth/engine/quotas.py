@@ -15,7 +15,6 @@ keep are seeded, with the items counted, by :meth:`Quotas.ensure` at start.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 
 import orjson
 
@@ -24,7 +23,8 @@ from plinth.errors import TooManyRequests
 from plinth.kinds.base import KindSpec
 from plinth.kinds.quota import LIMITING, QUOTAS, QuotaDefinition, exceeded_message, quota_fields, quota_id
 from plinth.storage.base import AppendEvent, Delete, Key, Operation, Put, Record, Storage, StorageError, Tally
-from plinth.storage.query import ListRequest, PageStart
+from plinth.storage.query import ListRequest
+from plinth.storage.scan import every_record
 
 QUOTA_KIND = "quota"
 #: Who the server's own quota records are created by (the engine's ``SYSTEM`` principal).
@@ -110,12 +110,12 @@ class Quotas:
         if self.kind is None:
             return 0
         created = 0
-        gvcs = [r.key.name for r in await self._all(ListRequest(org, CONTAINER_KIND, "", COUNT_PAGE))]
+        gvcs = [r.key.name for r in await every_record(self.storage, ListRequest(org, CONTAINER_KIND, "", COUNT_PAGE))]
         for quota in QUOTAS:
             for gvc in gvcs if quota.per_gvc else [None]:
                 if await self.storage.get(self._key(quota, org, gvc), fresh=True) is not None:
                     continue
-                counted = await self._all(ListRequest(org, quota.counts, gvc or "", COUNT_PAGE))
+                counted = await every_record(self.storage, ListRequest(org, quota.counts, gvc or "", COUNT_PAGE))
                 try:
                     await self.storage.commit(self._new_record(quota, org, gvc, len(counted), now))
                 except StorageError as exc:
@@ -124,12 +124,3 @@ class Quotas:
                     continue
                 created += 1
         return created
-
-    async def _all(self, request: ListRequest) -> list[Record]:
-        rows: list[Record] = []
-        while True:
-            page = await self.storage.list_page(request)
-            rows += page
-            if len(page) < request.limit:
-                return rows
-            request = replace(request, start=PageStart(page[-1].key.parent, page[-1].key.name))

@@ -18,7 +18,8 @@ from plinth.errors import FieldError
 from plinth.kinds.base import Item, KindContext, KindSpec, Reference
 from plinth.meta import parse_link
 from plinth.storage.base import Key, Put, Record, Storage
-from plinth.storage.query import ListRequest, PageStart
+from plinth.storage.query import ListRequest
+from plinth.storage.scan import every_record
 
 #: How many children a delete guard names before saying "and more".
 GUARD_NAMES = 20
@@ -119,14 +120,7 @@ def _record_href(record: Record, kind: KindSpec) -> str:
 
 
 async def _children(storage: Storage, org: str, kind: str, gvc: str) -> list[Record]:
-    out: list[Record] = []
-    start: PageStart | None = None
-    while True:
-        page = await storage.list_page(ListRequest(org, kind, gvc, limit=500, start=start))
-        out += page
-        if len(page) < 500:
-            return out
-        start = PageStart(page[-1].key.parent, page[-1].key.name)
+    return await every_record(storage, ListRequest(org, kind, gvc, limit=500))
 
 
 async def child_names(

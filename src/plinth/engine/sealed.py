@@ -33,7 +33,8 @@ from plinth.errors import NotFound, ServiceUnavailable, not_found
 from plinth.kinds.base import Item, KindSpec
 from plinth.sealing import Sealer, SealingError, UnknownKeyId, key_id_of
 from plinth.storage.base import Key, Put, Record, Storage, StorageError
-from plinth.storage.query import ListRequest, PageStart
+from plinth.storage.query import ListRequest
+from plinth.storage.scan import pages
 
 if TYPE_CHECKING:
     from plinth.engine.service import Engine
@@ -163,29 +164,17 @@ def sealed_kinds(kinds: Mapping[str, KindSpec]) -> list[KindSpec]:
 
 
 async def _orgs(storage: Storage) -> AsyncIterator[str]:
-    start: PageStart | None = None
-    while True:
-        page = await storage.list_page(ListRequest("", "org", "", limit=BATCH, start=start))
+    async for page in pages(storage, ListRequest("", "org", "", limit=BATCH)):
         for record in page:
             yield record.key.name
-        if len(page) < BATCH:
-            return
-        start = PageStart(page[-1].key.parent, page[-1].key.name)
 
 
 async def sealed_pages(storage: Storage, kinds: Mapping[str, KindSpec]) -> AsyncIterator[list[Record]]:
     """Every sealed record of the store, a page at a time."""
     async for org in _orgs(storage):
         for kind in sealed_kinds(kinds):
-            start: PageStart | None = None
-            while True:
-                request = ListRequest(org, record_kind(kind.name), None, limit=BATCH, start=start)
-                page = await storage.list_page(request)
-                if page:
-                    yield page
-                if len(page) < BATCH:
-                    break
-                start = PageStart(page[-1].key.parent, page[-1].key.name)
+            async for page in pages(storage, ListRequest(org, record_kind(kind.name), None, limit=BATCH)):
+                yield page
 
 
 async def key_usage(storage: Storage, kinds: Mapping[str, KindSpec]) -> Counter[str]:

@@ -50,7 +50,8 @@ from plinth.runtime.base import Runtime
 from plinth.runtime.simulated import SimulatedRuntime
 from plinth.sealing import Sealer
 from plinth.storage.base import AppendEvent, Delete, Key, Operation, Put, Record, Storage, StorageError
-from plinth.storage.query import ListRequest, PageStart
+from plinth.storage.query import ListRequest
+from plinth.storage.scan import every_record
 
 MAX_ATTEMPTS = 50
 #: Item paths whose resolved :class:`Target` an engine keeps (all are dropped when full).
@@ -307,14 +308,8 @@ class Engine:
         raise Conflict(f"The {kind_name} items of org '{org}' are changing too fast to seed; retry", {"org": org})
 
     async def _names(self, kind: KindSpec, org: str) -> set[str]:
-        names: set[str] = set()
-        start: PageStart | None = None
-        while True:
-            page = await self.storage.list_page(ListRequest(org, kind.name, "", NAMES_PAGE, start))
-            names |= {record.key.name for record in page}
-            if len(page) < NAMES_PAGE:
-                return names
-            start = PageStart(page[-1].key.parent, page[-1].key.name)
+        records = await every_record(self.storage, ListRequest(org, kind.name, "", NAMES_PAGE))
+        return {record.key.name for record in records}
 
     async def patch(
         self,

@@ -33,7 +33,8 @@ from plinth.kinds.base import Item, KindContext, KindSpec
 from plinth.meta import parse_link
 from plinth.runtime.base import Placement, Runtime
 from plinth.storage.base import Key, Put, Storage, StorageError
-from plinth.storage.query import ListRequest, PageStart
+from plinth.storage.query import ListRequest
+from plinth.storage.scan import pages
 
 #: Reads and rewrites of one target before ``settle`` leaves it to the next writer.
 SETTLE_ROUNDS = 10
@@ -199,18 +200,13 @@ class StatusInputs:
             path = kind.query_inputs.get(changed.name)
             if path is None:
                 continue
-            start: PageStart | None = None
             try:
-                while True:
-                    request = ListRequest(org, kind.name, "", SELECTORS_PAGE, start, holds_query(path))
-                    page = await self.storage.list_page(request)
+                request = ListRequest(org, kind.name, "", SELECTORS_PAGE, None, holds_query(path))
+                async for page in pages(self.storage, request):
                     for record in page:
                         item = orjson.loads(record.doc)
                         href = _href_of(self.kinds, record.key)
                         await self.settle_dependants(kind, org, href, record.key.name, item, now)
-                    if len(page) < SELECTORS_PAGE:
-                        break
-                    start = PageStart(page[-1].key.parent, page[-1].key.name)
             except StorageError as exc:
                 # The write is committed; an unreachable store leaves the statuses to later writes.
                 if exc.code != "unavailable":

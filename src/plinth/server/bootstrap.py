@@ -36,7 +36,8 @@ from plinth.kinds.auditctx import BUILTIN_CONTEXT
 from plinth.kinds.location import BUILTIN_LOCATIONS, builtin_description
 from plinth.kinds.permissions import PERMISSIONS
 from plinth.storage.base import SetMeta, Storage
-from plinth.storage.query import ListRequest, PageStart
+from plinth.storage.query import ListRequest
+from plinth.storage.scan import pages
 
 CLAIM_META = "bootstrap.claim"
 #: Seconds after which a claim whose bootstrap never finished may be taken over.
@@ -113,14 +114,9 @@ async def ensure_builtins(engine: Engine, storage: Storage) -> None:
     fingerprint = builtins_fingerprint(engine)
     if await storage.get_meta(BUILTINS_META) == fingerprint:
         return
-    start: PageStart | None = None
-    while True:
-        page = await storage.list_page(ListRequest("", "org", "", ORGS_PAGE, start))
+    async for page in pages(storage, ListRequest("", "org", "", ORGS_PAGE)):
         for record in page:
             await seed_builtins(engine, record.key.name)
-        if len(page) < ORGS_PAGE:
-            break
-        start = PageStart(page[-1].key.parent, page[-1].key.name)
     await storage.commit([SetMeta(BUILTINS_META, fingerprint)])
 
 
