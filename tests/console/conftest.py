@@ -103,11 +103,46 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         driver.quit()
 
 
+@pytest.fixture
+def console(browser: Any, server: ServerProcess, api: Any) -> Iterator[Any]:
+    """The browser, signed in with the server's admin key on the org's GVC list, once the
+    module's ``api`` fixture has stored what it browses; after the test, no script error may
+    have been logged."""
+    from tests.console import pages  # late: pages imports this module (SCREENSHOTS)
+
+    pages.script_errors(browser)
+    pages.sign_in(browser, server.url, server.key)
+    yield browser
+    assert pages.script_errors(browser) == []
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """A SQLite server for the module (the console is store-agnostic: one PostgreSQL smoke test
     in ``test_flows.py`` shows it)."""
     process = start_server(tmp_path_factory.mktemp("plinth-console"))
+    try:
+        yield process
+    finally:
+        process.stop()
+
+
+@pytest.fixture(scope="module")
+def issuer() -> Iterator[Any]:
+    """A real OpenID Connect issuer on loopback (``tests/support/oidc_issuer.py``)."""
+    from tests.support.oidc_issuer import Issuer
+
+    with Issuer() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def oidc_server(issuer: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """A SQLite server whose users sign in with ID tokens from ``issuer``."""
+    from tests.support.oidc_issuer import AUDIENCE
+
+    args = ("--oidc-issuer", issuer.url, "--oidc-audience", AUDIENCE)
+    process = start_server(tmp_path_factory.mktemp("plinth-console-oidc"), extra_args=args)
     try:
         yield process
     finally:

@@ -4,6 +4,7 @@ messages that carry markup and script render literally, and nothing runs, nor is
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -73,3 +74,37 @@ def test_markup_in_an_error_message_is_shown_as_text(browser: Any, server: Serve
     pages.go(browser, f"#/org/{server.org}/gvc/xss/workload/{name}")
     pages.wait_text(browser, "#notice", "Could not open Workload <img src=x onerror=window.__pwned=1>:")
     assert_nothing_ran(browser)
+
+
+def test_markup_through_a_template_an_edit_and_a_400_is_shown_as_text(
+    browser: Any, server: ServerProcess, hostile: Any
+) -> None:
+    """Create from the template with markup in the values, see it on the item page and back in
+    the editor, then send a field whose *name* is markup: the 400 names its path, shown as text."""
+    org = f"/org/{server.org}"
+    pages.sign_in(browser, server.url, server.key)
+    pages.go(browser, f"#{org}/gvc/-create")
+    area = pages.find(browser, "#yaml-editor")
+    template = str(area.get_attribute("value"))
+    text = template.replace("name: ''", "name: marked-up").replace(
+        "description: ''", f"description: {json.dumps(SCRIPT.format('template description'))}"
+    )
+    text = text.replace("tags: {}", f"tags:\n  note: {json.dumps(IMG.format('template tag'))}")
+    browser.execute_script("arguments[0].value = arguments[1];", area, text)
+    pages.find(browser, "#edit-save").click()
+    pages.wait_text(browser, "#summary", SCRIPT.format("template description"))
+    assert IMG.format("template tag") in pages.text_of(browser, "#yaml")
+    assert_nothing_ran(browser)
+
+    pages.find(browser, "#edit-link").click()
+    area = pages.find(browser, "#yaml-editor")
+    edited = str(area.get_attribute("value"))
+    assert SCRIPT.format("template description") in edited and IMG.format("template tag") in edited
+    hostile_key = IMG.format("field name")
+    edited = edited.replace("spec:", f"spec:\n  {json.dumps(hostile_key)}: 1", 1)
+    browser.execute_script("arguments[0].value = arguments[1];", area, edited)
+    pages.find(browser, "#edit-save").click()
+    pages.wait_text(browser, "#problem-list", "unknown field")
+    assert hostile_key in pages.text_of(browser, "#problem-list")
+    assert_nothing_ran(browser)
+    assert browser.execute_script("return document.querySelectorAll('#edit-problems img').length;") == 0

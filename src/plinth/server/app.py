@@ -331,7 +331,7 @@ class PlinthApp:
             return self._scrape(req, scope)
         if console.is_console(path):
             self._limit(client_ip(scope), LIMITED_ADDRESSES)
-            return console.serve(req, self.settings.console)
+            return console.serve(req, self.settings)
         try:
             who = await self._authenticate(req)
         except Unauthorized:

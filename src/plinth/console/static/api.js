@@ -12,6 +12,8 @@ export class ApiError extends Error {
     this.status = status;
     this.code = body && typeof body.code === 'string' ? body.code : '';
     this.requestId = body && typeof body.id === 'string' ? body.id : '';
+    // A 400's `details.errors` ([{path, message}]), a 409's `dependants`: the editor shows them.
+    this.details = body && body.details && typeof body.details === 'object' ? body.details : null;
   }
 }
 
@@ -46,16 +48,36 @@ export async function call(method, path, body, key = currentKey()) {
     const error = new ApiError(answer.status, parsed);
     // The key of this session stopped working (revoked, or its account deleted): sign out,
     // once the caller has shown its own message (the sign-in page's replaces it).
-    if (answer.status === 401 && key && key === currentKey()) {
-      setTimeout(() => window.dispatchEvent(new CustomEvent(REFUSED, { detail: error })), 0);
-    }
+    if (answer.status === 401) refused(error, key);
     throw error;
   }
   return parsed;
 }
 
+/** The raw answer of a streamed request (a watch): the caller reads its body; `signal` ends it. */
+export function open(method, path, body, signal, key = currentKey()) {
+  const headers = { Accept: 'application/x-ndjson' };
+  if (key) headers.Authorization = `Bearer ${key}`;
+  const init = { method, headers, credentials: 'omit', cache: 'no-store', redirect: 'error', signal };
+  if (body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  return fetch(sameOrigin(path), init);
+}
+
+/** Sign out because the server refused this session's key (`error`: an ApiError saying so). */
+export function refused(error, key = currentKey()) {
+  if (key && key === currentKey()) {
+    setTimeout(() => window.dispatchEvent(new CustomEvent(REFUSED, { detail: error })), 0);
+  }
+}
+
 export const get = (path) => call('GET', path);
 export const post = (path, body) => call('POST', path, body);
+export const put = (path, body) => call('PUT', path, body);
+export const patch = (path, body) => call('PATCH', path, body);
+export const remove = (path) => call('DELETE', path);
 
 /** What went wrong, in the console's words, then the server's: shown as text. */
 export function describe(doing, error) {

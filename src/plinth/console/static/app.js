@@ -1,15 +1,28 @@
-// The console's shell: sign-in, the org and GVC pickers, the kinds, and the hash router. A
-// route is the API path of what is shown (`#/org/acme/gvc/main/workload/web`): a list for a
-// collection path, an item otherwise.
+// The console's shell: the org and GVC pickers, the kinds, and the hash router (sign-in is
+// signin.js, where focus goes is focus.js). A route is the API path of what is shown
+// (`#/org/acme/gvc/main/workload/web`): a list for a collection path, an item otherwise.
 
-import { REFUSED, call, describe, get } from './api.js';
+import { REFUSED, ApiError, describe, get } from './api.js';
 import { h, replace } from './dom.js';
+import { renderCreate, renderEdit } from './edit.js';
+import { focusHeading, keepFocus } from './focus.js';
 import { renderItem } from './item.js';
 import { renderList } from './list.js';
-import { chooseGvc, chosenGvc, currentKey, forget, remember } from './session.js';
+import { chooseGvc, chosenGvc, credentialName, currentKey, forget, tokenOrg } from './session.js';
+import { setUpSignIn, showSignInForms } from './signin.js';
 
 const $ = (id) => document.getElementById(id);
-const state = { kinds: null, orgs: [], org: null, gvcs: [], gvcOrg: null };
+// `keepFocus`: the next route leaves focus where it is; the page's first route does too (a
+// freshly loaded page starts at its top, where the skip link is).
+const state = { kinds: null, orgs: [], org: null, gvcs: [], gvcOrg: null, keepFocus: true, leaving: new AbortController() };
+const focus = keepFocus($('view'));
+
+/** Leaving a page ends what it started (its watch stream): each route gets a new signal. */
+function leavePage() {
+  state.leaving.abort();
+  state.leaving = new AbortController();
+  return state.leaving.signal;
+}
 
 const notice = {
   show(text) {
@@ -24,8 +37,15 @@ const notice = {
 
 const segment = (value) => encodeURIComponent(value);
 
-/** What a hash route shows: `{view: 'list' | 'item', path, kind, gvc, name, org}`. */
+/** What a hash route shows: `{view: 'list' | 'item', path, kind, gvc, name, org, action}`; a
+ *  collection's route ending `/-create` creates in it, an item's ending `/-edit` edits it. */
 function parseRoute(hash) {
+  const action = /\/-(create|edit)$/.exec(hash);
+  const found = parsePath(action ? hash.slice(0, action.index) : hash);
+  return found && { ...found, action: action ? action[1] : null };
+}
+
+function parsePath(hash) {
   const parts = hash.replace(/^#/, '').split('/').slice(1).map((p) => { try { return decodeURIComponent(p); } catch { return p; } });
   if (parts[0] !== 'org') return null;
   const org = parts[1];
@@ -40,31 +60,20 @@ function parseRoute(hash) {
   return null;
 }
 
-function showSignIn(message) {
-  $('sign-in').hidden = false;
-  $('shell').hidden = true;
-  $('context').hidden = true;
-  if (message) notice.show(message);
-  $('key-input').focus();
+function showShell(signedIn) {
+  $('sign-in').hidden = signedIn;
+  $('view').hidden = !signedIn;
+  $('kinds').hidden = !signedIn;
+  $('context').hidden = !signedIn;
 }
 
-async function signIn(event) {
-  event.preventDefault();
-  const key = $('key-input').value.trim();
-  $('key-input').value = '';
-  notice.clear();
-  try {
-    await call('GET', '/org', undefined, key); // the key is remembered only once the server takes it
-  } catch (error) {
-    showSignIn(describe('Signing in failed', error));
-    return;
-  }
-  remember(key);
-  state.orgs = [];
-  await route();
+function showSignIn(message) {
+  showShell(false);
+  showSignInForms(message);
 }
 
 function signOut(message) {
+  leavePage();
   forget();
   Object.assign(state, { orgs: [], org: null, gvcs: [], gvcOrg: null });
   replace($('view'));
@@ -76,10 +85,17 @@ function signOut(message) {
 
 async function loadContext(org) {
   if (!state.kinds) state.kinds = (await get('/console/kinds.json')).kinds;
-  if (!state.orgs.length) state.orgs = ((await get('/org')).items || []).map((o) => String(o.name));
-  state.org = org || state.org || state.orgs[0] || null;
+  // An ID token signs in to its one org, and `GET /org` (no org in the path) is not for it.
+  if (tokenOrg()) state.orgs = [tokenOrg()];
+  else if (!state.orgs.length) state.orgs = ((await get('/org')).items || []).map((o) => String(o.name));
+  state.org = tokenOrg() || org || state.org || state.orgs[0] || null;
   if (state.org && state.gvcOrg !== state.org) {
-    state.gvcs = ((await get(`/org/${segment(state.org)}/gvc?limit=1000`)).items || []).map((g) => String(g.name));
+    try {
+      state.gvcs = ((await get(`/org/${segment(state.org)}/gvc?limit=1000`)).items || []).map((g) => String(g.name));
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 403)) throw error;
+      state.gvcs = []; // a user may see the org's other kinds without any GVC
+    }
     state.gvcOrg = state.org;
   }
 }
@@ -90,29 +106,48 @@ function drawContext(gvc) {
   replace($('gvc-select'), h('option', { value: '' }, '(none)'), state.gvcs.map((g) => h('option', { value: g, selected: g === gvc }, g)));
   const org = `/org/${segment(state.org)}`;
   const entries = state.kinds.map((kind) => {
-    if (kind.scope === 'root') return h('li', {}, h('a', { href: '#/org', 'data-kind': kind.name }, kind.title));
+    // The org list is GET /org; an ID token's session opens its org instead.
+    if (kind.scope === 'root') return h('li', {}, h('a', { href: tokenOrg() ? `#${org}` : '#/org', 'data-kind': kind.name }, kind.title));
     if (kind.scope === 'org') return h('li', {}, h('a', { href: `#${org}/${kind.name}`, 'data-kind': kind.name }, kind.title));
     if (!gvc) return h('li', { class: 'muted', title: 'Pick a GVC first' }, kind.title);
     return h('li', {}, h('a', { href: `#${org}/gvc/${segment(gvc)}/${kind.name}`, 'data-kind': kind.name }, kind.title));
   });
-  replace($('kinds'), h('ul', {}, entries));
+  // Narrow screens show the kinds behind this button (console.css); wide ones hide the button.
+  const open = $('kinds').classList.contains('open');
+  const toggle = h('button', { type: 'button', id: 'kinds-toggle', class: 'kinds-toggle', 'aria-expanded': String(open), 'aria-controls': 'kinds-list', onclick: () => toggleKinds() }, 'Kinds');
+  replace($('kinds'), toggle, h('ul', { id: 'kinds-list' }, entries));
+}
+
+function toggleKinds(open = !$('kinds').classList.contains('open')) {
+  $('kinds').classList.toggle('open', open);
+  $('kinds-toggle')?.setAttribute('aria-expanded', String(open));
 }
 
 async function route() {
+  const signal = leavePage();
   if (!currentKey()) {
     showSignIn();
     return;
   }
+  const from = document.activeElement;
+  const keep = state.keepFocus;
+  state.keepFocus = false;
+  focus.forget();
   notice.clear();
-  $('sign-in').hidden = true;
-  $('shell').hidden = false;
-  $('context').hidden = false;
+  showShell(true);
+  toggleKinds(false);
   document.title = 'Plinth console';
+  const wanted = parseRoute(window.location.hash);
+  if (tokenOrg() && wanted && (wanted.org === null || (wanted.org && wanted.org !== tokenOrg()))) {
+    // This ID token signs in to its org only: another org's page, or the list of orgs, is its org's page.
+    state.keepFocus = keep; // the route it replaces never drew: its focus rule holds
+    window.location.replace(`#/org/${segment(tokenOrg())}`);
+    return;
+  }
   try {
-    const org = parseRoute(window.location.hash)?.org;
-    await loadContext(org);
+    await loadContext(wanted?.org);
   } catch (error) {
-    if (currentKey()) notice.show(describe('Could not load the orgs and GVCs this key may see', error));
+    if (currentKey()) notice.show(describe(`Could not load the orgs and GVCs this ${credentialName()} may see`, error));
     return;
   }
   if (!state.org) {
@@ -128,18 +163,29 @@ async function route() {
   replace($('view'), page);
   if (!current || !current.kind) {
     if (window.location.hash && window.location.hash !== '#') notice.show(`The console has no page at ${window.location.hash}`);
-    else window.location.replace(`#/org/${segment(state.org)}/gvc`);
+    else {
+      state.keepFocus = keep;
+      window.location.replace(`#/org/${segment(state.org)}/gvc`);
+    }
     return;
   }
   const scoped = {
     show: (text) => page.isConnected && notice.show(text),
     clear: () => page.isConnected && notice.clear(),
   };
-  (current.view === 'list' ? renderList : renderItem)(page, current, scoped);
+  const views = { list: { show: renderList, create: renderCreate }, item: { show: renderItem, edit: renderEdit } };
+  const render = views[current.view][current.action || 'show'];
+  if (!render) {
+    notice.show(`The console has no page at ${window.location.hash}`);
+    return;
+  }
+  render(page, { ...current, signal }, scoped);
+  if (!keep) focusHeading(page, from);
 }
 
 function pickOrg() {
   chooseGvc(null);
+  state.keepFocus = true; // a keyboard user arrowing through the picker stays in it
   window.location.hash = `#/org/${segment($('org-select').value)}/gvc`;
 }
 
@@ -148,15 +194,26 @@ function pickGvc() {
   chooseGvc(gvc);
   const current = parseRoute(window.location.hash);
   if (gvc && current && current.view === 'list' && current.kind && current.kind.scope === 'gvc') {
+    state.keepFocus = true;
     window.location.hash = `#/org/${segment(state.org)}/gvc/${segment(gvc)}/${current.kind.name}`;
   } else {
     drawContext(gvc || null);
   }
 }
 
-$('sign-in-form').addEventListener('submit', signIn);
+/** "Skip to content": the page's heading (or the main region), without touching the route. */
+function skipToContent(event) {
+  event.preventDefault();
+  const heading = [...document.querySelectorAll('#main h1')].find((el) => el.offsetParent !== null);
+  const target = heading || $('main');
+  if (heading) heading.tabIndex = -1;
+  target.focus();
+}
+
+setUpSignIn(notice, () => { state.orgs = []; state.keepFocus = false; route(); }, (message) => showSignIn(message));
+$('skip').addEventListener('click', skipToContent);
 $('sign-out').addEventListener('click', () => signOut());
-window.addEventListener(REFUSED, (event) => signOut(describe('The server no longer accepts this key; sign in again', event.detail)));
+window.addEventListener(REFUSED, (event) => signOut(describe(`The server no longer accepts this ${credentialName()}; sign in again`, event.detail)));
 $('org-select').addEventListener('change', pickOrg);
 $('gvc-select').addEventListener('change', pickGvc);
 window.addEventListener('hashchange', route);

@@ -1,8 +1,12 @@
 // A list of one kind: server-side filtering and sorting through `-query` (the terms the CLI's
-// `-query` sends, docs/api.md "Queries"), paged by the `next` links the API returns.
+// `-query` sends, docs/api.md "Queries"), paged by the `next` links the API returns, kept live
+// by a watch of the collection (live.js): a change that can alter the page loads it again.
 
 import { describe, get, nextLink, post } from './api.js';
 import { h, link, replace, tags } from './dom.js';
+import { createAction } from './edit.js';
+import { explain, indicator, watch } from './live.js';
+import { explainTerms, queryBuilder } from './query.js';
 
 const COLUMNS = [
   { by: 'name', title: 'Name' },
@@ -11,6 +15,15 @@ const COLUMNS = [
   { by: 'created', title: 'Created' },
   { by: 'lastModified', title: 'Last modified' },
 ];
+export const PAGE_SIZES = [50, 200, 1000];
+/** The rows drawn at once, then per frame. */
+const FIRST_ROWS = 100;
+const CHUNK_ROWS = 150;
+/** Live reloads wait for this much quiet after a change, but never longer than MAX after the first. */
+const QUIET_MS = 150;
+const MAX_WAIT_MS = 1000;
+/** How long the first load waits for the watch to be live, so that it need not load twice. */
+const WATCH_HEAD_START_MS = 300;
 
 /** The query terms of the filter form: a name substring, and a tag as `key=value` or `key`. */
 export function terms(nameFilter, tagFilter) {
@@ -41,12 +54,19 @@ function localPage(page, state) {
 
 export function renderList(view, route, notice) {
   const { kind, path } = route;
+  const signal = route.signal || new AbortController().signal;
+  const queried = kind.name !== 'org';
   // `ticket` numbers the loads: only the latest one draws (sorting twice quickly, say).
-  const state = { name: '', tag: '', by: 'name', order: 'asc', pages: [], page: null, ticket: 0 };
+  const state = { name: '', tag: '', by: 'name', order: 'asc', size: PAGE_SIZES[0], written: [], match: 'all',
+    pages: [], page: null, ticket: 0, drawing: 0, issued: false, shown: new Set() };
   const nameInput = h('input', { id: 'filter-name', type: 'search', placeholder: 'name contains', 'aria-label': 'Name contains' });
   const tagInput = h('input', { id: 'filter-tag', type: 'search', placeholder: 'tag: key=value or key', 'aria-label': 'Tag' });
+  const size = h('select', { id: 'page-size', onchange: () => restart() },
+    PAGE_SIZES.map((n) => h('option', { value: n }, String(n))));
+  const builder = queryBuilder(() => {});
   const table = h('table', { class: 'items', id: 'items' });
-  const status = h('p', { class: 'muted', id: 'list-status', 'aria-live': 'polite' });
+  const status = h('p', { class: 'muted', id: 'list-status', 'aria-live': 'polite', 'data-path': path });
+  const live = indicator();
   const previous = h('button', { type: 'button', id: 'page-previous', onclick: () => turn(-1) }, 'Previous page');
   const next = h('button', { type: 'button', id: 'page-next', onclick: () => turn(1) }, 'Next page');
   const form = h(
@@ -54,42 +74,57 @@ export function renderList(view, route, notice) {
     { class: 'filters', id: 'filters', onsubmit: (event) => { event.preventDefault(); restart(); } },
     nameInput,
     tagInput,
-    h('button', { type: 'submit' }, 'Filter'),
-    h('button', { type: 'button', onclick: () => { nameInput.value = ''; tagInput.value = ''; restart(); } }, 'Clear'),
+    h('label', {}, 'Per page ', size),
+    queried && builder.el,
+    h('span', { class: 'actions' },
+      h('button', { type: 'submit' }, 'Filter'),
+      h('button', { type: 'button', id: 'filters-clear', onclick: () => { nameInput.value = ''; tagInput.value = ''; builder.clear(); restart(); } }, 'Clear')),
   );
-  replace(view, h('h1', {}, `${kind.title} `, h('span', { class: 'muted' }, route.gvc ? `in GVC ${route.gvc}` : '')), form, status, table, h('p', { class: 'pager' }, previous, next));
+  replace(view, h('h1', {}, `${kind.title} `, h('span', { class: 'muted' }, route.gvc ? `in GVC ${route.gvc} ` : ''), live.el),
+    createAction(route), form, status, table, h('p', { class: 'pager' }, previous, next));
 
   // Each page is remembered as how to fetch it: the first is a POST of the query, the others the `next` GETs.
   function first() {
-    if (kind.name === 'org') return get(path);
-    const spec = { match: 'all', terms: terms(state.name, state.tag), sort: { by: state.by, order: state.order } };
-    return post(`${path}/-query`, { kind: kind.name, spec });
+    if (!queried) return get(path);
+    const spec = { match: state.match, terms: state.written.map((w) => w.term), sort: { by: state.by, order: state.order } };
+    return post(`${path}/-query?limit=${state.size}`, { kind: kind.name, spec });
   }
 
-  async function load(index) {
+  async function load(index, quiet = false) {
     const ticket = ++state.ticket;
-    notice.clear();
-    status.textContent = 'Loading…';
+    state.issued = true;
+    if (!quiet) {
+      notice.clear();
+      status.textContent = 'Loading…';
+    }
     try {
       const href = state.pages[index];
       let page = href ? await get(href) : await first();
       if (ticket !== state.ticket) return;
-      if (kind.name === 'org') page = localPage(page, state);
+      if (!queried) page = localPage(page, state);
       state.page = index;
       const more = nextLink(page);
       if (more) state.pages[index + 1] = more;
       else state.pages.length = index + 1;
+      explainTerms(state.written, null);
       draw(page.items || [], Boolean(more));
     } catch (error) {
       if (ticket !== state.ticket) return;
       status.textContent = '';
-      notice.show(describe(`Could not load the ${kind.title} list`, error));
+      const problems = error.status === 400 ? explainTerms(state.written, error) : [];
+      if (problems.length) notice.show(describe(`The query was refused: ${problems.join('; ')}`, error));
+      else notice.show(describe(`Could not load the ${kind.title} list`, error));
     }
   }
 
   function restart() {
     state.name = nameInput.value.trim();
     state.tag = tagInput.value.trim();
+    state.size = Number(size.value) || PAGE_SIZES[0];
+    state.match = builder.match();
+    const shorthand = terms(state.name, state.tag).map((term) => ({
+      term, label: term.property ? `the name filter (${state.name})` : `the tag filter (${state.tag})` }));
+    state.written = queried ? [...shorthand, ...builder.read()] : [];
     state.pages = [null];
     load(0);
   }
@@ -113,24 +148,97 @@ export function renderList(view, route, notice) {
       h('button', { type: 'button', class: 'sort', 'data-sort': column.by, onclick: () => sortBy(column.by) }, column.title + arrow));
   }
 
-  function draw(items, more) {
-    const rows = items.map((item) =>
-      h('tr', {},
-        h('td', {}, link(selfLink(item, path), String(item.name))),
-        h('td', {}, item.description ?? ''),
-        h('td', {}, tags(item.tags)),
-        h('td', {}, item.created ?? ''),
-        h('td', {}, item.lastModified ?? '')));
-    replace(table, h('thead', {}, h('tr', {}, COLUMNS.map(header))), h('tbody', {}, rows));
-    const filtered = state.name || state.tag ? ' matching the filter' : '';
-    status.textContent = items.length
-      ? `Page ${state.page + 1}: ${items.length} item${items.length === 1 ? '' : 's'}${filtered}${more ? ', more on the next page' : ''}`
-      : `No ${kind.title} items${filtered}.`;
-    previous.disabled = state.page === 0;
-    next.disabled = !more;
+  /** One row: plain DOM calls (a page may hold 1,000 rows: five cells each, no parsing). */
+  function row(item) {
+    const tr = document.createElement('tr');
+    const cells = [link(selfLink(item, path), String(item.name)), item.description ?? '', tags(item.tags), item.created ?? '', item.lastModified ?? ''];
+    for (const value of cells) {
+      const td = document.createElement('td');
+      td.append(value instanceof Node ? value : String(value));
+      tr.append(td);
+    }
+    return tr;
   }
 
-  restart();
+  /** Rows go in by chunks, one chunk a frame: a page of 1,000 never holds the main thread for
+   *  long (a key pressed meanwhile is taken at once). The status says the page once all are in. */
+  function draw(items, more) {
+    // A live reload must not take the focus away from the person: it returns to the same control.
+    const active = table.contains(document.activeElement) ? document.activeElement : null;
+    const body = document.createElement('tbody');
+    const drawing = ++state.drawing;
+    state.shown = new Set(items.map((item) => String(item.name)));
+    const add = (from, to) => {
+      const chunk = document.createDocumentFragment();
+      for (const item of items.slice(from, to)) chunk.append(row(item));
+      body.append(chunk);
+    };
+    add(0, FIRST_ROWS);
+    replace(table, h('thead', {}, h('tr', {}, COLUMNS.map(header))), body);
+    const finish = () => {
+      table.removeAttribute('aria-busy');
+      if (active) {
+        const same = [...table.querySelectorAll('a, button')].find((el) =>
+          (active.dataset.sort && el.dataset.sort === active.dataset.sort) || (!active.dataset.sort && el.getAttribute('href') === active.getAttribute('href')));
+        if (same) same.focus();
+      }
+      const filtered = state.written.length || state.name || state.tag ? ' matching the filter' : '';
+      status.textContent = items.length
+        ? `Page ${state.page + 1}: ${items.length} item${items.length === 1 ? '' : 's'}${filtered}${more ? ', more on the next page' : ''}`
+        : `No ${kind.title} items${filtered}.`;
+      previous.disabled = state.page === 0;
+      next.disabled = !more;
+    };
+    const rest = (from) => {
+      if (drawing !== state.drawing) return; // a newer page is being drawn
+      if (from >= items.length) return finish();
+      add(from, from + CHUNK_ROWS);
+      requestAnimationFrame(() => rest(from + CHUNK_ROWS));
+    };
+    if (items.length > FIRST_ROWS) table.setAttribute('aria-busy', 'true');
+    rest(FIRST_ROWS);
+  }
+
+  // Live: any change may add an item to this page, move one (its sort value changed) or take one
+  // off (it stopped matching); only a deletion of an item not shown cannot. The server sorts,
+  // filters and pages, so the page is loaded again (debounced) rather than patched here.
+  let timer = null;
+  let since = 0;
+  function schedule() {
+    const now = performance.now();
+    if (timer === null) since = now;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = null;
+      if (!signal.aborted && state.page !== null) load(state.page, true);
+    }, Math.max(0, Math.min(QUIET_MS, since + MAX_WAIT_MS - now)));
+  }
+  signal.addEventListener('abort', () => clearTimeout(timer));
+  let ready;
+  const watching = new Promise((resolve) => { ready = resolve; });
+  let noticed = false;
+  watch(path, {
+    signal,
+    onEvent: (event) => {
+      const name = event.object && String(event.object.name);
+      if (event.type !== 'DELETED' || state.shown.has(name)) schedule();
+    },
+    onReset: () => { if (state.issued) schedule(); },
+    onState: (liveState, error) => {
+      live.show(liveState);
+      if (liveState === 'live' || liveState === 'off') ready();
+      if (error) {
+        noticed = true;
+        notice.show(explain(liveState, error));
+      } else if (liveState === 'live' && noticed) {
+        noticed = false;
+        notice.clear();
+      }
+    },
+  });
+  Promise.race([watching, new Promise((resolve) => setTimeout(resolve, WATCH_HEAD_START_MS))]).then(() => {
+    if (!signal.aborted) restart();
+  });
 }
 
 /** The item's own path: its `self` link, or the collection's path and its name. */
