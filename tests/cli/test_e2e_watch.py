@@ -23,6 +23,12 @@ ORG = "/org/acme"
 PATIENCE_S = 30
 
 
+def _interruptible() -> None:
+    """Ctrl-C as a terminal sends it: a test run started in the background by a shell without job
+    control inherits SIGINT ignored, and Python then installs no KeyboardInterrupt handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Watching:
     """``plinth rest get ... --watch`` running; its standard output a line at a time."""
 
@@ -32,7 +38,12 @@ class Watching:
         argv = [sys.executable, "-m", "plinth", *command, *args]
         argv += ["--endpoint", endpoint or str(cli.endpoint), "--token", str(cli.token)]
         self.process = subprocess.Popen(
-            argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli.environ()
+            argv,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=cli.environ(),
+            preexec_fn=_interruptible,
         )
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.printed: list[str] = []
