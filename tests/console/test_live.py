@@ -226,6 +226,30 @@ def test_the_query_builder_with_a_property_and_a_tag_term_matching_any(
     pages.screenshot(console, "query-builder")
 
 
+def test_a_later_page_emptied_by_deletions_elsewhere_steps_back_to_the_page_before(
+    console: Any, server: ServerProcess, api: httpx.Client
+) -> None:
+    org = f"/org/{server.org}"
+    names = [f"step-{n:02}" for n in range(52)]  # 50 on page 1, 2 on page 2
+    for name in names:
+        api.post(f"{org}/group", json={"name": name}).raise_for_status()
+    try:
+        open_list(console, f"#{org}/group")
+        pages.find(console, "#filter-name").send_keys("step-")
+        pages.find(console, "#filters button[type=submit]").click()
+        pages.wait_text(console, "#list-status", "Page 1: 50 items matching the filter, more on the next page")
+        pages.find(console, "#page-next").click()
+        pages.wait(console).until(lambda d: pages.rows(d) == names[50:])
+        for name in names[50:]:
+            api.delete(f"{org}/group/{name}").raise_for_status()
+        pages.wait(console).until(lambda d: pages.rows(d) == names[:50])
+        assert pages.wait_list(console) == "Page 1: 50 items matching the filter"
+        assert pages.find(console, "#page-next").get_attribute("disabled") is not None
+    finally:
+        for name in names:
+            api.delete(f"{org}/group/{name}")
+
+
 def test_a_bad_term_shows_the_servers_400_naming_the_term(
     console: Any, server: ServerProcess, api: httpx.Client
 ) -> None:

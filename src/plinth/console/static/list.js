@@ -102,6 +102,13 @@ export function renderList(view, route, notice) {
       let page = href ? await get(href) : await first();
       if (ticket !== state.ticket) return;
       if (!queried) page = localPage(page, state);
+      if (quiet && index > 0 && !(page.items || []).length) {
+        // A live reload emptied a later page (its items deleted, or no longer matching): the
+        // page before it is shown instead of an empty one.
+        state.pages.length = index;
+        load(index - 1, true);
+        return;
+      }
       state.page = index;
       const more = nextLink(page);
       if (more) state.pages[index + 1] = more;
