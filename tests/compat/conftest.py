@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shutil
@@ -27,14 +26,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.support import pg
+from tests.support import npm, pg
 from tests.support.paths import CPLN_BIN, CPLN_PREFIX, ROOT
+from tests.support.required import unavailable
 from tests.support.server import ServerProcess, start_server
 
 CPLN_PACKAGE = "@controlplane/cli"
 CPLN_VERSION = "3.10.1"
 ORG = "acme"
-NPM_TIMEOUT_S = 240  # under pytest-timeout's 300 s for the test whose setup installs it
 
 
 @dataclass
@@ -47,43 +46,18 @@ class Run:
         return json.loads(self.stdout)
 
 
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"the official CLI is required under CI=true: {reason}")
-    pytest.skip(reason)
-
-
-def _installed_version(prefix: Path) -> str | None:
-    manifest = prefix / "node_modules" / "@controlplane" / "cli" / "package.json"
-    try:
-        return str(json.loads(manifest.read_text())["version"])
-    except (OSError, ValueError, KeyError):
-        return None
-
-
 def ensure_cpln() -> Path:
     """The pinned CLI's entry point, installed with npm when missing (skip or fail if impossible)."""
+    what = "the official CLI"
     if "CPLN_BIN" in os.environ:
         if not CPLN_BIN.exists():
-            _unavailable(f"CPLN_BIN={CPLN_BIN} does not exist")
+            unavailable(what, f"CPLN_BIN={CPLN_BIN} does not exist")
         return CPLN_BIN
-    for tool in ("node", "npm"):
-        if shutil.which(tool) is None:
-            _unavailable(f"'{tool}' is not on PATH: install Node.js 20+ to run the official CLI tests")
-    CPLN_PREFIX.mkdir(parents=True, exist_ok=True)
-    with open(CPLN_PREFIX.parent / "cpln.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one xdist worker installs, the others wait for it
-        if _installed_version(CPLN_PREFIX) != CPLN_VERSION or not CPLN_BIN.exists():
-            args = ["npm", "install", "--prefix", str(CPLN_PREFIX), f"{CPLN_PACKAGE}@{CPLN_VERSION}"]
-            args += ["--no-audit", "--no-fund", "--no-save", "--loglevel=error"]
-            try:
-                done = subprocess.run(args, capture_output=True, text=True, timeout=NPM_TIMEOUT_S, check=False)
-            except subprocess.TimeoutExpired:
-                _unavailable(f"'{' '.join(args)}' took more than {NPM_TIMEOUT_S} s")
-            if done.returncode != 0:
-                _unavailable(f"'{' '.join(args)}' failed ({done.returncode}):\n{done.stderr[-2000:]}")
-    if _installed_version(CPLN_PREFIX) != CPLN_VERSION:
-        _unavailable(f"npm did not install {CPLN_PACKAGE}@{CPLN_VERSION} into {CPLN_PREFIX}")
+    if shutil.which("node") is None:
+        unavailable(what, "'node' is not on PATH: install Node.js 20+ to run the official CLI tests")
+    npm.ensure_package(CPLN_PREFIX, CPLN_PACKAGE, CPLN_VERSION)
+    if not CPLN_BIN.exists():
+        unavailable(what, f"npm installed {CPLN_PACKAGE}@{CPLN_VERSION} without {CPLN_BIN}")
     return CPLN_BIN
 
 

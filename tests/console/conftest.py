@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from tests.support.paths import ROOT
+from tests.support.required import unavailable
 from tests.support.server import ServerProcess, start_server
 
 CHROMIUM = Path(os.environ.get("PLINTH_TEST_CHROMIUM", "/usr/bin/chromium"))
@@ -46,26 +47,21 @@ FLAGS = (
 )
 
 
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"the browser tests need Chromium under CI=true: {reason}")
-    pytest.skip(reason)
-
-
 def _install() -> None:
     """``apt-get install`` Chromium and its driver, or skip (fail under CI) saying why not."""
     if shutil.which("apt-get") is None:
-        _unavailable(f"{CHROMIUM} or {CHROMEDRIVER} is missing and there is no apt-get to install them")
+        unavailable("Chromium", f"{CHROMIUM} or {CHROMEDRIVER} is missing and there is no apt-get to install them")
     if os.geteuid() != 0:
-        _unavailable(f"{CHROMIUM} or {CHROMEDRIVER} is missing: run 'apt-get install chromium chromium-driver' as root")
+        missing = f"{CHROMIUM} or {CHROMEDRIVER} is missing"
+        unavailable("Chromium", f"{missing}: run 'apt-get install chromium chromium-driver' as root")
     args = ["apt-get", "install", "-y", "chromium", "chromium-driver"]
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     try:
         done = subprocess.run(args, capture_output=True, text=True, timeout=APT_TIMEOUT_S, env=env, check=False)
     except subprocess.TimeoutExpired:
-        _unavailable(f"'{' '.join(args)}' took more than {APT_TIMEOUT_S} s")
+        unavailable("Chromium", f"'{' '.join(args)}' took more than {APT_TIMEOUT_S} s")
     if done.returncode != 0:
-        _unavailable(f"'{' '.join(args)}' failed ({done.returncode}):\n{done.stderr[-2000:]}")
+        unavailable("Chromium", f"'{' '.join(args)}' failed ({done.returncode}):\n{done.stderr[-2000:]}")
 
 
 def ensure_chromium() -> None:
@@ -77,7 +73,7 @@ def ensure_chromium() -> None:
         if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
             _install()
     if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
-        _unavailable(f"apt-get did not install {CHROMIUM} and {CHROMEDRIVER}")
+        unavailable("Chromium", f"apt-get did not install {CHROMIUM} and {CHROMEDRIVER}")
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +85,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
     except ImportError as exc:
-        _unavailable(f"selenium is not installed ({exc}): pip install -e '.[test]'")
+        unavailable("selenium", f"selenium is not installed ({exc}): pip install -e '.[test]'")
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
     for flag in FLAGS:

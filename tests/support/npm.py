@@ -1,5 +1,5 @@
-"""A pinned npm package installed into the git-ignored ``.cache`` on first use, as
-``tests/compat`` installs the official CLI: under a file lock (pytest-xdist workers install it
+"""A pinned npm package (the official CLI for tests/compat, axe-core for tests/console) installed
+into the git-ignored ``.cache`` on first use: under a file lock (pytest-xdist workers install it
 once), with ``--no-audit --no-fund`` (no other registry call). When node/npm is missing or the
 install fails the caller's tests skip with the reason, except under ``CI=true``, where they fail.
 """
@@ -8,20 +8,13 @@ from __future__ import annotations
 
 import fcntl
 import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
+from tests.support.required import unavailable
 
 NPM_TIMEOUT_S = 240  # under pytest-timeout's 300 s for the test whose set-up installs it
-
-
-def unavailable(what: str, reason: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{what} is required under CI=true: {reason}")
-    pytest.skip(reason)
 
 
 def installed_version(prefix: Path, package: str) -> str | None:

@@ -11,8 +11,9 @@ import uuid
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
-import pytest
 from psycopg import sql
+
+from tests.support.required import unavailable
 
 DEFAULT_PG_URL = "postgresql://postgres@127.0.0.1:5432/test"
 TEST_DATABASE_PREFIX = "plinth_test_"
@@ -29,10 +30,7 @@ def require_postgres() -> str:
         with psycopg.connect(url, connect_timeout=3):
             pass
     except psycopg.Error as exc:
-        reason = f"PostgreSQL unreachable at {without_password(url)}: {exc}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
+        unavailable("PostgreSQL", f"PostgreSQL unreachable at {without_password(url)}: {exc}")
     return url
 
 

@@ -39,6 +39,7 @@ def _kinds() -> console.Asset:
     # ``verbs`` tells the console which of Create, Edit (PUT, or PATCH where a kind has no PUT)
     # and Delete to offer.
     # ``serverFields`` (a GVC's ``alias``) are left out of the editor, as the common ones are.
+    # ``sealed`` (a secret's ``data``): never in a GET; the item page offers Reveal for them.
     listed = [
         {
             "name": k.name,
@@ -46,6 +47,7 @@ def _kinds() -> console.Asset:
             "scope": k.scope,
             "verbs": sorted(k.verbs),
             "serverFields": sorted(k.server_fields),
+            "sealed": list(k.sealed),
         }
         for k in KINDS
     ]

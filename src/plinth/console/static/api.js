@@ -27,36 +27,9 @@ function sameOrigin(path) {
   return url.pathname + url.search;
 }
 
-/** The JSON answer of `method path` (with `body` as JSON), or an ApiError with the server's message. */
-export async function call(method, path, body, key = currentKey()) {
-  const headers = { Accept: 'application/json' };
-  if (key) headers.Authorization = `Bearer ${key}`;
-  const init = { method, headers, credentials: 'omit', cache: 'no-store', redirect: 'error' };
-  if (body !== undefined) {
-    headers['Content-Type'] = 'application/json';
-    init.body = JSON.stringify(body);
-  }
-  const answer = await fetch(sameOrigin(path), init);
-  const text = await answer.text();
-  let parsed = null;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    parsed = null;
-  }
-  if (!answer.ok) {
-    const error = new ApiError(answer.status, parsed);
-    // The key of this session stopped working (revoked, or its account deleted): sign out,
-    // once the caller has shown its own message (the sign-in page's replaces it).
-    if (answer.status === 401) refused(error, key);
-    throw error;
-  }
-  return parsed;
-}
-
-/** The raw answer of a streamed request (a watch): the caller reads its body; `signal` ends it. */
-export function open(method, path, body, signal, key = currentKey()) {
-  const headers = { Accept: 'application/x-ndjson' };
+/** `fetch` of `method path`: the key in `Authorization`, `body` as JSON, no cookie, no cache, no redirect. */
+function send(method, path, body, { key, accept, signal }) {
+  const headers = { Accept: accept };
   if (key) headers.Authorization = `Bearer ${key}`;
   const init = { method, headers, credentials: 'omit', cache: 'no-store', redirect: 'error', signal };
   if (body !== undefined) {
@@ -64,6 +37,40 @@ export function open(method, path, body, signal, key = currentKey()) {
     init.body = JSON.stringify(body);
   }
   return fetch(sameOrigin(path), init);
+}
+
+/** The ApiError of a refused `answer`, with the server's message when its body says one. */
+export async function failure(answer) {
+  let parsed = null;
+  try {
+    parsed = await answer.json();
+  } catch {
+    parsed = null;
+  }
+  return new ApiError(answer.status, parsed);
+}
+
+/** The JSON answer of `method path` (with `body` as JSON), or an ApiError with the server's message. */
+export async function call(method, path, body, key = currentKey()) {
+  const answer = await send(method, path, body, { key, accept: 'application/json' });
+  if (!answer.ok) {
+    const error = await failure(answer);
+    // The key of this session stopped working (revoked, or its account deleted): sign out,
+    // once the caller has shown its own message (the sign-in page's replaces it).
+    if (answer.status === 401) refused(error, key);
+    throw error;
+  }
+  const text = await answer.text();
+  try {
+    return text ? JSON.parse(text) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The raw answer of a streamed request (a watch): the caller reads its body; `signal` ends it. */
+export function open(method, path, body, signal, key = currentKey()) {
+  return send(method, path, body, { key, accept: 'application/x-ndjson', signal });
 }
 
 /** Sign out because the server refused this session's key (`error`: an ApiError saying so). */

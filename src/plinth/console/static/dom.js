@@ -40,6 +40,12 @@ export function isLink(value) {
   return typeof value === 'string' && /^\/org\/[A-Za-z0-9._@%+-]+(\/[A-Za-z0-9._@%+-]+)*$/.test(value);
 }
 
+/** An item's own API path: its `self` link, else the path of `collection` and its name. */
+export function selfPath(item, collection) {
+  const self = (Array.isArray(item?.links) ? item.links : []).find((l) => l && l.rel === 'self');
+  return self && typeof self.href === 'string' ? self.href : `${collection}/${encodeURIComponent(item.name)}`;
+}
+
 /** A link to the console page of `apiPath`, showing `text` (the path itself by default). */
 export function link(apiPath, text) {
   return h('a', { href: routeOf(apiPath) }, text ?? apiPath);

@@ -4,8 +4,9 @@
 // elsewhere meanwhile is a 409: the conflict screen shows both sides and lets the person reload.
 
 import { describe, get, patch, post, put } from './api.js';
-import { h, replace, routeOf } from './dom.js';
+import { h, replace, routeOf, selfPath } from './dom.js';
 import { yamlEditor } from './editor.js';
+import { sealedOf, sealedWords } from './reveal.js';
 import { chosenGvc } from './session.js';
 import { editable, toYaml } from './yaml.js';
 
@@ -28,12 +29,6 @@ function fill(value, subs) {
   if (Array.isArray(value)) return value.map((v) => fill(v, subs));
   if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v, subs)]));
   return value;
-}
-
-/** The item's own path from a write's answer (its `self` link), else the collection's and its name. */
-function selfOf(item, collection) {
-  const self = (Array.isArray(item?.links) ? item.links : []).find((l) => l && l.rel === 'self');
-  return self && typeof self.href === 'string' ? self.href : `${collection}/${encodeURIComponent(item.name)}`;
 }
 
 /** The "Create" link of a list page, shown once the kind is known to have a template. */
@@ -70,7 +65,7 @@ export async function renderCreate(view, route, notice) {
     doing: `Could not create the ${kind.title}`,
     save: async (value) => {
       const created = await post(route.path, value);
-      window.location.hash = routeOf(selfOf(created, route.path));
+      window.location.hash = routeOf(selfPath(created, route.path));
     },
   });
   replace(view,
@@ -100,9 +95,10 @@ export async function renderEdit(view, route, notice) {
   const version = h('p', { id: 'edit-version' });
   const showVersion = (text) => { version.textContent = text || `Editing version ${state.version}.`; };
   showVersion();
+  const sealed = sealedOf(kind);
   const notes = [
     usesPut ? null : `${kind.title} items have no PUT: Save sends a PATCH, which merges into the item (a field you remove stays; set it to null to remove it).`,
-    item.kind === 'secret' ? 'The secret\'s data is not shown here: leave it out to keep the stored values, or add data: to replace them.' : null,
+    sealed.length ? `The ${sealedWords(kind)} is not shown here: leave it out to keep the stored values, or add ${sealed.map((f) => `${f}:`).join(' ')} to replace them.` : null,
   ].filter(Boolean);
   const conflict = h('section', { id: 'conflict', class: 'conflict', hidden: true, 'aria-labelledby': 'conflict-title' });
   const editor = yamlEditor({

@@ -22,8 +22,10 @@ export function keepFocus(root) {
   new MutationObserver(() => {
     if (!last || last.isConnected || !lost()) return;
     const key = keyOf(last);
-    last = null;
     const successor = key && root.querySelector(key);
+    // No successor yet: a long list draws its rows a chunk a frame, so a later mutation may
+    // bring it (as long as the focus is still nowhere else).
+    if (successor || !key) last = null; // before focus(): its focusin names the successor
     if (successor) successor.focus();
   }).observe(root, { childList: true, subtree: true });
   return { forget: () => { last = null; } };

@@ -1,13 +1,13 @@
 // One item: its summary, its spec and status as trees, its YAML and JSON as text, its links,
 // its event log (`-eventlog`, paged by `next`) and its access report; the Edit and Delete
-// actions, and a secret's Reveal.
+// actions, and Reveal for a kind with sealed fields (a secret's data).
 
 import { accessSection } from './access.js';
 import { describe, get, nextLink } from './api.js';
 import { h, isLink, link, replace, routeOf, tags } from './dom.js';
 import { followItem } from './live.js';
 import { deleteAction } from './remove.js';
-import { revealSection } from './reveal.js';
+import { revealSection, sealedOf } from './reveal.js';
 import { tree } from './tree.js';
 import { toYaml } from './yaml.js';
 
@@ -92,7 +92,7 @@ export async function renderItem(view, route, notice) {
     h('h1', {}, h('span', { class: 'muted' }, `${item.kind} `), String(item.name)),
     actions(item, route, notice),
     summary(item),
-    item.kind === 'secret' ? revealSection(route) : null,
+    sealedOf(route.kind).length ? revealSection(route) : null,
     h('h2', {}, 'Spec'), h('div', { id: 'spec' }, tree(item.spec ?? null)),
     h('h2', {}, 'Status'), h('div', { id: 'status' }, tree(item.status ?? null)),
     h('details', { id: 'yaml-view', open: true }, h('summary', {}, 'YAML'), h('pre', { class: 'yaml', id: 'yaml', tabindex: 0, 'aria-label': 'The item as YAML' }, toYaml(item))),

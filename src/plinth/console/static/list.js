@@ -3,9 +3,9 @@
 // by a watch of the collection (live.js): a change that can alter the page loads it again.
 
 import { describe, get, nextLink, post } from './api.js';
-import { h, link, replace, tags } from './dom.js';
+import { h, link, replace, selfPath, tags } from './dom.js';
 import { createAction } from './edit.js';
-import { explain, indicator, watch } from './live.js';
+import { indicator, showState, watch } from './live.js';
 import { explainTerms, queryBuilder } from './query.js';
 
 const COLUMNS = [
@@ -63,7 +63,7 @@ export function renderList(view, route, notice) {
   const tagInput = h('input', { id: 'filter-tag', type: 'search', placeholder: 'tag: key=value or key', 'aria-label': 'Tag' });
   const size = h('select', { id: 'page-size', onchange: () => restart() },
     PAGE_SIZES.map((n) => h('option', { value: n }, String(n))));
-  const builder = queryBuilder(() => {});
+  const builder = queryBuilder();
   const table = h('table', { class: 'items', id: 'items' });
   const status = h('p', { class: 'muted', id: 'list-status', 'aria-live': 'polite', 'data-path': path });
   const live = indicator();
@@ -158,7 +158,7 @@ export function renderList(view, route, notice) {
   /** One row: plain DOM calls (a page may hold 1,000 rows: five cells each, no parsing). */
   function row(item) {
     const tr = document.createElement('tr');
-    const cells = [link(selfLink(item, path), String(item.name)), item.description ?? '', tags(item.tags), item.created ?? '', item.lastModified ?? ''];
+    const cells = [link(selfPath(item, path), String(item.name)), item.description ?? '', tags(item.tags), item.created ?? '', item.lastModified ?? ''];
     for (const value of cells) {
       const td = document.createElement('td');
       td.append(value instanceof Node ? value : String(value));
@@ -170,8 +170,8 @@ export function renderList(view, route, notice) {
   /** Rows go in by chunks, one chunk a frame: a page of 1,000 never holds the main thread for
    *  long (a key pressed meanwhile is taken at once). The status says the page once all are in. */
   function draw(items, more) {
-    // A live reload must not take the focus away from the person: it returns to the same control.
-    const active = table.contains(document.activeElement) ? document.activeElement : null;
+    // A redraw under the focus (a sort, a live reload) gives it back to the same control:
+    // focus.js, for every part of a page.
     const body = document.createElement('tbody');
     const drawing = ++state.drawing;
     state.shown = new Set(items.map((item) => String(item.name)));
@@ -184,11 +184,6 @@ export function renderList(view, route, notice) {
     replace(table, h('thead', {}, h('tr', {}, COLUMNS.map(header))), body);
     const finish = () => {
       table.removeAttribute('aria-busy');
-      if (active) {
-        const same = [...table.querySelectorAll('a, button')].find((el) =>
-          (active.dataset.sort && el.dataset.sort === active.dataset.sort) || (!active.dataset.sort && el.getAttribute('href') === active.getAttribute('href')));
-        if (same) same.focus();
-      }
       const filtered = state.written.length || state.name || state.tag ? ' matching the filter' : '';
       status.textContent = items.length
         ? `Page ${state.page + 1}: ${items.length} item${items.length === 1 ? '' : 's'}${filtered}${more ? ', more on the next page' : ''}`
@@ -223,7 +218,7 @@ export function renderList(view, route, notice) {
   signal.addEventListener('abort', () => clearTimeout(timer));
   let ready;
   const watching = new Promise((resolve) => { ready = resolve; });
-  let noticed = false;
+  const shown = showState(live, notice);
   watch(path, {
     signal,
     onEvent: (event) => {
@@ -232,24 +227,11 @@ export function renderList(view, route, notice) {
     },
     onReset: () => { if (state.issued) schedule(); },
     onState: (liveState, error) => {
-      live.show(liveState);
+      shown(liveState, error);
       if (liveState === 'live' || liveState === 'off') ready();
-      if (error) {
-        noticed = true;
-        notice.show(explain(liveState, error));
-      } else if (liveState === 'live' && noticed) {
-        noticed = false;
-        notice.clear();
-      }
     },
   });
   Promise.race([watching, new Promise((resolve) => setTimeout(resolve, WATCH_HEAD_START_MS))]).then(() => {
     if (!signal.aborted) restart();
   });
-}
-
-/** The item's own path: its `self` link, or the collection's path and its name. */
-function selfLink(item, collection) {
-  const self = (Array.isArray(item.links) ? item.links : []).find((l) => l && l.rel === 'self');
-  return self && typeof self.href === 'string' ? self.href : `${collection}/${encodeURIComponent(item.name)}`;
 }

@@ -4,7 +4,7 @@
 // nothing is missed or seen twice; a 410 `list_again` starts over from now and asks the page to
 // load again (`onReset`); the page's AbortSignal ends it when the page is left.
 
-import { ApiError, describe, get, open, refused } from './api.js';
+import { ApiError, describe, failure, get, open, refused } from './api.js';
 import { h } from './dom.js';
 
 const FIRST_DELAY_MS = 1000;
@@ -47,16 +47,6 @@ async function* lines(body) {
   }
 }
 
-async function errorOf(answer) {
-  let parsed = null;
-  try {
-    parsed = await answer.json();
-  } catch {
-    parsed = null;
-  }
-  return new ApiError(answer.status, parsed);
-}
-
 /** Watch the collection at `path` until `signal` aborts.
  *  - `onEvent({type, resourceVersion, object})` for each ADDED, MODIFIED and DELETED;
  *  - `onReset()` once a stream that starts from now is live (the first one, and after a 410):
@@ -77,7 +67,7 @@ export async function watch(path, { onEvent, onReset = () => {}, onState = () =>
       const from = version === null ? '' : `&resourceVersion=${encodeURIComponent(version)}`;
       const answer = await open('GET', `${path}?watch=true${from}`, undefined, signal);
       if (!answer.ok) {
-        error = await errorOf(answer);
+        error = await failure(answer);
       } else {
         const fresh = version === null;
         let seen = false;
@@ -138,9 +128,25 @@ export function indicator() {
 }
 
 /** What a stream's error says to the person: the console's words, then the server's. */
-export function explain(state, error) {
+function explain(state, error) {
   if (state === 'off') return describe('Live updates stopped', error);
   return describe('Live updates are interrupted; reconnecting', error);
+}
+
+/** The `onState` of a page's watch: the live indicator shows each state, an error goes to the
+ *  page's notice, and the notice goes once the stream is live again. */
+export function showState(live, notice) {
+  let noticed = false;
+  return (state, error) => {
+    live.show(state);
+    if (error) {
+      noticed = true;
+      notice.show(explain(state, error));
+    } else if (state === 'live' && noticed) {
+      noticed = false;
+      notice.clear();
+    }
+  };
 }
 
 /** Keep an item's page live: the collection above it is watched and its events for this name
@@ -177,7 +183,6 @@ export function followItem(view, route, item, notice, redraw, busy = () => false
     gone.textContent = `This ${title} was deleted elsewhere: what is shown is its last state.`;
     place();
   };
-  let noticed = false;
   watch(collection, {
     signal,
     onEvent: (event) => {
@@ -194,15 +199,6 @@ export function followItem(view, route, item, notice, redraw, busy = () => false
         if (error.status === 404 && !signal.aborted) vanished();
       }
     },
-    onState: (state, error) => {
-      live.show(state);
-      if (error) {
-        noticed = true;
-        notice.show(explain(state, error));
-      } else if (state === 'live' && noticed) {
-        noticed = false;
-        notice.clear();
-      }
-    },
+    onState: showState(live, notice),
   });
 }

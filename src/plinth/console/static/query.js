@@ -26,7 +26,7 @@ export function valueOf(what, op, text) {
 }
 
 /** The builder: `el` to show, `read()` the terms written (each with the row it came from). */
-export function queryBuilder(onChange) {
+export function queryBuilder() {
   const list = h('ol', { class: 'terms', id: 'query-terms' });
   const match = h('select', { id: 'query-match' },
     h('option', { value: 'all' }, 'all of the terms'),
@@ -47,7 +47,6 @@ export function queryBuilder(onChange) {
       row.querySelector('.q-value').setAttribute('aria-label', `Term ${n}: value`);
       row.querySelector('.q-remove').setAttribute('aria-label', `Remove term ${n}`);
     });
-    onChange();
   }
 
   function addRow() {
@@ -89,7 +88,6 @@ export function queryBuilder(onChange) {
   function clear() {
     list.replaceChildren();
     match.value = 'all';
-    onChange();
   }
 
   return { el, read, clear, match: () => match.value, add: addRow };
