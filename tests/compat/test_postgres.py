@@ -3,7 +3,8 @@
 The other modules run on SQLite; these cases re-run their functions here, with ``server``
 overridden: writes, keys, lists with paging, the apply/delete round trip, errors, identities,
 IP sets and audit contexts, cloud accounts, agents, a whole stack applied and deleted from one
-file, and editing and cloning secrets (sealed with the store's key), through flags.
+file, the vendor stacks' shapes (``test_vendor_shapes.py``), and editing and cloning secrets
+(sealed with the store's key), through flags.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from tests.compat.test_typed import (
     test_serviceaccount_create_add_key_get_and_the_key_works,
     test_volumeset_create_get_delete_in_a_gvc,
 )
+from tests.compat.test_vendor_shapes import test_apply_of_the_vendor_shapes_stores_them_as_sent
 from tests.compat.test_workloads import (
     test_apply_a_stack_waits_until_ready_and_links_resolve,
     test_cron_start_and_get,
@@ -51,6 +53,7 @@ __all__ = [
     "test_agent_create_prints_the_bootstrap_config_once",
     "test_apply_a_stack_waits_until_ready_and_links_resolve",
     "test_apply_creates_then_updates_and_delete_from_file_waits_for_404",
+    "test_apply_of_the_vendor_shapes_stores_them_as_sent",
     "test_auditctx_create_get_update_and_no_delete",
     "test_clone_copies_the_values",
     "test_cloudaccount_create_aws_get_and_how",

@@ -50,10 +50,9 @@ def gpu_workload(type_: str, **fields: Any) -> dict[str, Any]:
     [
         *[("serverless", m, True) for m in ("concurrency", "cpu", "memory", "rps", "disabled")],
         ("serverless", "latency", False),
-        *[("standard", m, True) for m in ("cpu", "memory", "latency", "rps", "disabled")],
-        ("standard", "concurrency", False),
-        *[("stateful", m, True) for m in ("cpu", "memory", "latency", "rps", "disabled")],
-        ("stateful", "concurrency", False),
+        # concurrency: the TF provider's default metric for every type (issue 20).
+        *[("standard", m, True) for m in ("concurrency", "cpu", "memory", "latency", "rps", "disabled")],
+        *[("stateful", m, True) for m in ("concurrency", "cpu", "memory", "latency", "rps", "disabled")],
         # Autoscaling does not apply to cron: TF's tests send concurrency, and it is stored.
         *[("cron", m, True) for m in ("concurrency", "cpu", "memory", "rps", "latency", "disabled")],
     ],
@@ -67,12 +66,18 @@ def test_metric_must_fit_the_type(type_: str, metric: str, allowed: bool) -> Non
 
 
 def test_metric_message_lists_what_the_type_allows() -> None:
-    assert pairs(write(autoscaled("standard", metric="concurrency"))[1]) == [
+    assert pairs(write(autoscaled("serverless", metric="latency"))[1]) == [
         (
             f"{AUTOSCALING}.metric",
-            "'concurrency' is not allowed on a standard workload (allowed: cpu, disabled, keda, latency, memory, rps)",
+            "'latency' is not allowed on a serverless workload (allowed: concurrency, cpu, disabled, memory, rps)",
         )
     ]
+
+
+def test_concurrency_on_standard_is_stored_as_sent() -> None:
+    item, errors = write(autoscaled("standard", metric="concurrency"))
+    assert errors == []
+    assert item["spec"]["defaultOptions"]["autoscaling"]["metric"] == "concurrency"
 
 
 # --- multi --------------------------------------------------------------------------------------
@@ -299,10 +304,9 @@ def test_capacity_ai_message_gives_the_reason() -> None:
             [("spec.localOptions", "is not supported on a cron workload (it runs in every location alike)")],
         ),
         (workload("cron", localOptions=[]), []),
-        (
-            workload("stateful", rolloutOptions={"maxUnavailableReplicas": "1"}),
-            [("spec.rolloutOptions.maxUnavailableReplicas", "is not supported on a stateful workload")],
-        ),
+        # Stored on stateful, where it means nothing (issue 20: the vendor's stateful stacks send it).
+        (workload("stateful", rolloutOptions={"maxUnavailableReplicas": "1"}), []),
+        (workload("stateful", rolloutOptions={"maxUnavailableReplicas": "0", "maxSurgeReplicas": "0"}), []),
         (workload("stateful", rolloutOptions={"maxSurgeReplicas": "1"}), []),
         (workload("cron", rolloutOptions={"maxUnavailableReplicas": "1"}), []),
         (

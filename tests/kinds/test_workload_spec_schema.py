@@ -143,16 +143,23 @@ def test_header_filter_key_is_a_header_name(key: str, ok: bool) -> None:
         "cpln://internal/keda",
         "//agent/dc-agent",
         "/org/acme/agent/dc-agent",
+        # A workload of the same GVC, as the vendor's own stacks send it (issue 20).
+        "//workload/frontend",
     ],
 )
 def test_inbound_allow_workload_accepts_links_with_their_gvc(link: str) -> None:
     assert errors_for(internal(inboundAllowType="workload-list", inboundAllowWorkload=[link])) == []
 
 
+def test_same_gvc_workload_link_is_stored_as_sent() -> None:
+    item, errors = write(internal(inboundAllowType="workload-list", inboundAllowWorkload=["//workload/frontend"]))
+    assert errors == []
+    assert item["spec"]["firewallConfig"]["internal"]["inboundAllowWorkload"] == ["//workload/frontend"]
+
+
 @pytest.mark.parametrize(
     "link",
     [
-        "//workload/frontend",
         "/org/acme/workload/frontend",
         "frontend",
         "//gvc/main/workload/",
@@ -168,7 +175,7 @@ def test_inbound_allow_workload_refuses_links_without_their_gvc(link: str) -> No
 
 
 def test_workload_link_message_says_the_gvc_is_needed() -> None:
-    _, errors = write(internal(inboundAllowWorkload=["//workload/frontend"]))
+    _, errors = write(internal(inboundAllowWorkload=["/org/acme/workload/frontend"]))
     assert "//gvc/GVC/workload/NAME" in errors[0].message
 
 

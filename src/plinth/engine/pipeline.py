@@ -7,6 +7,7 @@ be tested through exactly the code that serves them. ``service.py`` wraps it wit
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -151,9 +152,18 @@ def _as_sent(rule_errors: list[FieldError], pruned: Pruned | None, schema_errors
 
 
 def _names_path_gvc(value: Any, ctx: KindContext) -> bool:
-    """A body's ``gvc``: the path's GVC by name or link, or an empty object (as the vendor's
-    own examples send it), all ignored: the path decides."""
-    return value in (ctx.gvc, f"/org/{ctx.org}/gvc/{ctx.gvc}", {})
+    """Whether a body's ``gvc`` is ignored, the path deciding: the path's GVC by name or link,
+    an empty object (as the vendor's own examples send it), or a string that names no GVC at
+    all, such as the unreplaced template placeholder ``"$GVC"`` the cpln-py SDK sends on every
+    workload create. Only a body naming *another* GVC (by name or link) is refused: that one is
+    likely a document sent to the wrong place (docs/api.md, "Items and links")."""
+    if value in (ctx.gvc, f"/org/{ctx.org}/gvc/{ctx.gvc}", {}):
+        return True
+    return isinstance(value, str) and _GVC_REFERENCE.fullmatch(value) is None
+
+
+#: A string that names a GVC: a name-like word, ``//gvc/NAME`` or ``/org/ORG/gvc/NAME``.
+_GVC_REFERENCE = re.compile(r"(?://gvc/|/org/[^/\s]+/gvc/)?[a-z0-9][-a-z0-9]*")
 
 
 _MISSING = object()

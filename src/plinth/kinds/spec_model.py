@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 from typing import Annotated, ClassVar, Self
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 #: A TCP/UDP port number.
 Port = Annotated[int, Field(ge=1, le=65535)]
@@ -46,6 +46,16 @@ def matching(pattern: str, message: str) -> AfterValidator:
         return value
 
     return AfterValidator(check)
+
+
+def _bool_text(value: object) -> object:
+    return {"true": True, "false": False}.get(value, value) if isinstance(value, str) else value
+
+
+#: A boolean that also takes the strings ``"true"`` and ``"false"``, stored as the boolean. Only
+#: where a published client is known to send the string and the live API to accept it (the
+#: strict rule above holds everywhere else): see docs/validation-audit.md.
+BoolText = Annotated[bool, BeforeValidator(_bool_text)]
 
 
 class SpecModel(BaseModel):

@@ -16,9 +16,14 @@ Single-value rules:
   whose values are RE2 expressions (stored as sent: Python's ``re`` is not RE2, so compiling
   them here would refuse valid RE2 and accept invalid RE2). Exactly one of ``allowedValues``
   and ``blockedValues`` is a rule in ``rules``, reported at the filter's path;
-- ``inboundAllowWorkload`` links name the GVC (``//gvc/G/workload/W``,
-  ``/org/O/gvc/G/workload/W``) or are ``cpln://internal/keda`` or an agent (``//agent/A``,
-  ``/org/O/agent/A``); ``//workload/W`` is refused. Shape only, never existence (AI).
+- ``inboundAllowWorkload`` links are workload links (``//gvc/G/workload/W``,
+  ``/org/O/gvc/G/workload/W``, or ``//workload/W``, a workload of the same GVC, as the
+  vendor's own stacks send, e.g. controlplane-com/examples
+  examples/online-boutique/online-boutique.yaml), ``cpln://internal/keda`` or an agent
+  (``//agent/A``, ``/org/O/agent/A``). Each is stored as sent, never rewritten: nothing in
+  Plinth resolves these links (no reference, delete guard or ``links`` entry comes from them),
+  so a rewrite would only make a GET differ from what the client applies. Shape only, never
+  existence (AI).
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ _LABEL = r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?"
 _HOSTNAME = re.compile(rf"(?:\*\.)?(?:{_LABEL}\.)*{_LABEL}")
 #: RFC 9110 token characters: what an HTTP header name is made of.
 HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
-_WORKLOAD_LINK = re.compile(r"(?://gvc/|/org/[^/\s]+/gvc/)[^/\s]+/workload/[^/\s]+")
+_WORKLOAD_LINK = re.compile(r"(?://gvc/[^/\s]+/|/org/[^/\s]+/gvc/[^/\s]+/|//)workload/[^/\s]+")
 _AGENT_LINK = re.compile(r"(?://|/org/[^/\s]+/)agent/[^/\s]+")
 KEDA_LINK = "cpln://internal/keda"
 
@@ -72,8 +77,8 @@ def _check_workload_link(value: str) -> str:
     if value == KEDA_LINK or _WORKLOAD_LINK.fullmatch(value) or _AGENT_LINK.fullmatch(value):
         return value
     raise ValueError(
-        f"'{value}' must be a workload link with its GVC (//gvc/GVC/workload/NAME or "
-        "/org/ORG/gvc/GVC/workload/NAME), an agent link (//agent/NAME) or cpln://internal/keda"
+        f"'{value}' must be a workload link (//gvc/GVC/workload/NAME, /org/ORG/gvc/GVC/workload/NAME, "
+        "or //workload/NAME in the same GVC), an agent link (//agent/NAME) or cpln://internal/keda"
     )
 
 

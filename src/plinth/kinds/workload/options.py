@@ -16,6 +16,9 @@ Choices where the sources differ:
   once" needs it. ``multi[].target`` stays optional as in TS and TF.
 - KEDA trigger ``metadata`` values are strings: KEDA's own ``metadata`` is a string map (TF,
   the CRD), even though TS types it loosely.
+- ``suspend`` also takes the strings ``"true"`` and ``"false"``, stored as the boolean: the
+  published Python SDK cpln-py (1.2.4, ``Workload.suspend``/``unsuspend``) sends
+  ``{"spec": {"defaultOptions": {"suspend": "true"}}}``, which the live API evidently accepts.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-from plinth.kinds.spec_model import NonEmptyStr, SpecModel
+from plinth.kinds.spec_model import BoolText, NonEmptyStr, SpecModel
 
 Metric = Literal["concurrency", "cpu", "memory", "rps", "latency", "keda", "disabled"]
 MultiMetricName = Literal["cpu", "memory", "rps"]
@@ -119,7 +122,7 @@ class WorkloadOptions(SpecModel):
     capacityAIUpdateMinutes: Annotated[int, Field(ge=2)] | None = None
     spot: bool | None = None
     debug: bool | None = None
-    suspend: bool | None = None
+    suspend: BoolText | None = None
     multiZone: WorkloadMultiZone | None = None
 
 

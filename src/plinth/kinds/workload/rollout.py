@@ -7,10 +7,10 @@ the ``retry_on`` list below), so the API echoes them within a sent block; an API
 invented the block would hand TF a block its configuration lacks. A workload without the
 block behaves the same (DOCS termination.mdx: a 90 s grace period when unset).
 
-Rules needing the type or the tags (``maxUnavailableReplicas`` not on stateful, a grace
-period above 900 only with ``cpln/relaxGracePeriodMax``, surge and unavailable not both zero)
-are in ``rules``. ``sidecar.envoy`` is free-form: the platform validates its Envoy filters
-itself (AI), and Plinth runs no Envoy.
+Rules needing the type or the tags (a grace period above 900 only with
+``cpln/relaxGracePeriodMax``, surge and unavailable not both zero except on stateful, where
+``maxUnavailableReplicas`` is stored and means nothing) are in ``rules``. ``sidecar.envoy``
+is free-form: the platform validates its Envoy filters itself (AI), and Plinth runs no Envoy.
 """
 
 from __future__ import annotations

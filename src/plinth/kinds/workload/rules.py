@@ -12,9 +12,11 @@
 - the options matrix (``option_rules``);
 - ``loadBalancer.replicaDirect`` only on stateful; ``geoLocation`` enabled needs at least
   one header, and header names are distinct (HTTP header names ignore case);
-- ``rolloutOptions``: ``maxUnavailableReplicas`` not on stateful (TF); it and
-  ``maxSurgeReplicas`` not both zero (the rollout could never move); a grace period above
-  900 s only with the tag ``cpln/relaxGracePeriodMax`` (TF, AI);
+- ``rolloutOptions``: ``maxUnavailableReplicas`` and ``maxSurgeReplicas`` not both zero (the
+  rollout could never move), except on stateful, where ``maxUnavailableReplicas`` is stored
+  but means nothing (only the TF provider refuses it there, client-side; the vendor's stateful
+  examples send it and apply, docs/validation-audit.md); a grace period above 900 s only with
+  the tag ``cpln/relaxGracePeriodMax`` (TF, AI);
 - ``firewallConfig`` header filters: exactly one of ``allowedValues``, ``blockedValues``;
 - the containers' own rules (``containers.container_errors``).
 
@@ -111,9 +113,8 @@ def _rollout_errors(spec: dict[str, Any], tags: dict[str, Any]) -> Iterator[Fiel
     if rollout is None:
         return
     unavailable = rollout.get("maxUnavailableReplicas")
-    if unavailable is not None and spec["type"] == "stateful":
-        yield FieldError("spec.rolloutOptions.maxUnavailableReplicas", "is not supported on a stateful workload")
-    elif _is_zero(unavailable) and _is_zero(rollout.get("maxSurgeReplicas")):
+    # On stateful the value is stored as sent and means nothing, so it cannot stall a rollout.
+    if spec["type"] != "stateful" and _is_zero(unavailable) and _is_zero(rollout.get("maxSurgeReplicas")):
         yield FieldError("spec.rolloutOptions.maxUnavailableReplicas", "must not be 0 when maxSurgeReplicas is 0 too")
     grace = rollout.get("terminationGracePeriodSeconds", 0)
     if grace > GRACE_PERIOD_MAX and not _tag_set(tags, RELAX_GRACE_PERIOD_TAG):

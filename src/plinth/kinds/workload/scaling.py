@@ -30,10 +30,14 @@ DEFAULT_MAX_CONCURRENCY = 0
 
 #: The metrics each type allows (kinds.md §1.3; DOCS autoscaling.mdx, AI). Cron is absent:
 #: autoscaling does not apply to it, and TF's own tests create one with ``concurrency``.
+#: ``concurrency`` is accepted on standard and stateful too, though DOCS list it for serverless
+#: only: the TF provider sends it by default for every workload without multi or KEDA
+#: (terraform-provider-cpln internal/provider/resource_workload.go, ``ModifyAutoscaling``),
+#: and the vendor's examples apply it (docs/validation-audit.md).
 ALLOWED_METRICS: dict[str, frozenset[str]] = {
     "serverless": frozenset({"concurrency", "cpu", "memory", "rps", "disabled"}),
-    "standard": frozenset({"cpu", "memory", "latency", "rps", "keda", "disabled"}),
-    "stateful": frozenset({"cpu", "memory", "latency", "rps", "keda", "disabled"}),
+    "standard": frozenset({"concurrency", "cpu", "memory", "latency", "rps", "keda", "disabled"}),
+    "stateful": frozenset({"concurrency", "cpu", "memory", "latency", "rps", "keda", "disabled"}),
 }
 #: Types that may use ``multi`` and KEDA (kinds.md §1.3, §1.8; TF validator, DOCS, AI).
 MULTI_AND_KEDA_TYPES = frozenset({"standard", "stateful"})
