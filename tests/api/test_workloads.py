@@ -152,7 +152,7 @@ def test_commands_need_their_exec_permission(api: httpx.Client, unique: str) -> 
     assert api.get(f"{href}/deployment", headers=bearer(key)).status_code == 200
     assert_forbidden(api.post(f"{href}/-command", json=stop, headers=bearer(key)), "exec.stopReplica")
     assert api.get(f"{href}/-command").json()["items"] == []
-    # exec implies exec.stopReplica (kinds.md §1.19).
+    # exec implies exec.stopReplica (docs.controlplane.com/reference/workload/security).
     exec_grant = {"bindings": [{"permissions": ["view", "exec"], "principalLinks": [f"//serviceaccount/op-{unique}"]}]}
     assert api.patch(f"/org/acme/policy/view-{unique}", json=exec_grant).status_code == 200
     assert api.post(f"{href}/-command", json=stop, headers=bearer(key)).status_code == 201

@@ -1,6 +1,6 @@
 """Profiles: named sets of endpoint, token, org, gvc and format defaults, one JSON file each.
 
-Layout (mirrors the official CLI's, cli.md §9)::
+Layout (mirrors the official CLI's, docs/cli.md, Profiles and settings)::
 
     <config dir>/profiles/<name>.json    mode 0600
     <config dir>/profiles/default        the default profile's bare name, no newline

@@ -1,4 +1,4 @@
-"""Deployment documents (kinds.md §1.14), built the same way by every runtime here.
+"""Deployment documents (types-ts deployment.ts), built the same way by every runtime here.
 
 A deployment is one location's view of a workload: ``name`` is the location, ``status`` says
 which workload version it processed, whether it is ready, and what each version runs. The
