@@ -110,3 +110,37 @@ def test_the_copied_crds_carry_their_source_and_licence() -> None:
     assert "f341a3e" in readme
     assert "Apache License 2.0" in readme
     assert "Apache License" in (CRDS / "LICENSE").read_text()
+
+
+#: What a reader of the repository reads: code, tests, benchmarks and docs.
+READ_ROOTS = ("src", "tests", "bench", "docs")
+READ_FILES = ("README.md", "Makefile")
+
+#: Citations of documents that are not in the repository: the team's fact sheets (``kinds.md``,
+#: ``api.md``/``cli.md`` by section number, whose names collide with the repository's own docs)
+#: and their numbered gaps. The repository's own docs are cited as ``docs/api.md`` with a
+#: section name (inside ``docs/``, a Markdown link ``[api.md](api.md)`` is fine).
+CITATIONS = {
+    "a fact sheet outside the repository": re.compile(r"(?<![/\[\w])(?<!\]\()(?:kinds|api|cli|dataplane)\.md\b"),
+    "a numbered section of an outside document": re.compile(r"§\s*\d"),
+    "a numbered gap of an outside document": re.compile(r"\b[Gg]aps? \d+"),
+}
+
+
+def test_the_citation_patterns_catch_what_they_are_for() -> None:
+    sheet, section, gap = CITATIONS.values()
+    for cited in ("(kinds.md §1.4)", "api.md says", "see cli.md, Profiles", "kinds.md, gap 15"):
+        assert sheet.search(cited), cited
+    for own in ("docs/api.md, Locations", "[api.md](api.md)", "see docs/cli.md, Output formats"):
+        assert not sheet.search(own), own
+    assert section.search("the §1.4.1 defaults") and section.search("api.md § 3")
+    assert gap.search("(Gap 14)") and gap.search("Gaps 13 and 19") and gap.search("gap 15")
+    assert not gap.search("the gap between two versions")
+
+
+def test_no_file_cites_a_document_outside_the_repository() -> None:
+    """Each citation is one a reader of the repository can follow: a section of ``docs/`` by
+    name, or the public source itself (see docs/api.md, Sources)."""
+    files = files_under(READ_ROOTS, READ_FILES, TEXT_SUFFIXES)
+    files = [path for path in files if not path.is_relative_to(CRDS)]
+    assert offending_lines(files, CITATIONS) == []
