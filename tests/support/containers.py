@@ -10,7 +10,8 @@
   for ``nproc``/``nofile`` limits above them, and raising a limit needs ``CAP_SYS_RESOURCE``,
   which a sandboxed root may lack (``error setting rlimit type 6: operation not permitted``).
 - **One image, built locally** (no registry is reachable): ``FROM scratch`` plus Debian's
-  static busybox with its applet links, a ``/www/index.html`` and ``/tmp``. Its tag carries a
+  static busybox with its applet links, a ``/www/index.html``, a CGI script
+  ``/www/cgi-bin/echo`` (:data:`ECHO_CGI`) and ``/tmp``. Its tag carries a
   digest of its contents, so it is built once per machine and shared by every session.
   By default a container of it serves ``/www`` with ``busybox httpd`` on port 8080 and exits at
   once on SIGTERM. Inside it, use ``wget -q`` (busybox's progress bar crashes without a tty)
@@ -53,6 +54,13 @@ ENTRYPOINT ["/bin/sh"]
 CMD {json.dumps(["-c", SERVE])}
 """
 INDEX = b"hello from plinth-test-busybox\n"
+#: ``/cgi-bin/echo``: what the request looked like on arrival (for the gateway's rewrites and
+#: headers), and which container answered (its hostname).
+ECHO_CGI = """#!/bin/sh
+echo "Content-Type: text/plain"
+echo
+echo "replica=$(hostname) uri=$REQUEST_URI header=$HTTP_X_PLINTH_TEST host=$HTTP_HOST"
+"""
 ULIMIT_CEILING = 4096
 
 
@@ -161,7 +169,7 @@ def podman(
 
 
 def _image_tag() -> str:
-    digest = hashlib.sha256(BUSYBOX.read_bytes() + CONTAINERFILE.encode() + INDEX).hexdigest()[:12]
+    digest = hashlib.sha256(BUSYBOX.read_bytes() + CONTAINERFILE.encode() + INDEX + ECHO_CGI.encode()).hexdigest()[:12]
     return f"{IMAGE_REPO}:{digest}"
 
 
@@ -182,6 +190,9 @@ def ensure_image(work: Path) -> str:
             if applet != "busybox":
                 (context / "bin" / applet).symlink_to("busybox")
         (context / "www" / "index.html").write_bytes(INDEX)
+        (context / "www" / "cgi-bin").mkdir()
+        (context / "www" / "cgi-bin" / "echo").write_text(ECHO_CGI)
+        (context / "www" / "cgi-bin" / "echo").chmod(0o755)
         (context / "Containerfile").write_text(CONTAINERFILE)
         done = podman(
             "build", "--quiet", "--tag", tag, "--file", str(context / "Containerfile"), str(context), check=False
