@@ -303,6 +303,19 @@ def test_a_failed_start_leaves_nothing_behind(engine: CliEngine, make: Any, run_
     assert run_async(engine.inspect(no_such_command.name)) is None
 
 
+def test_running_a_name_that_exists_is_refused_and_leaves_the_running_one_alone(
+    engine: CliEngine, make: Any, run_async: RunAsync
+) -> None:
+    spec = make(secret_files=[SecretFile("/etc/app/token", b"first")], command="/bin/sh", args=["-c", IDLE])
+    first = run_async(engine.run(spec))
+    with pytest.raises(EngineError) as raised:
+        run_async(engine.run(replace(spec, secret_files=[SecretFile("/etc/app/token", b"second")])))
+    assert "exists" in str(raised.value)
+    still = run_async(engine.inspect(spec.name))
+    assert still is not None and still.running and still.id == first.id
+    assert run_async(engine.exec(spec.name, ["cat", "/etc/app/token"])).stdout == b"first"
+
+
 def test_spec_digest_is_keyed_and_follows_every_field() -> None:
     spec = ReplicaSpec(name="web-0", image="img", env={"A": "1"}, secret_files=[SecretFile("/s", b"v")])
     assert spec_digest(spec, b"k") == spec_digest(replace(spec), b"k")

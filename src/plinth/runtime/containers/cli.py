@@ -227,15 +227,22 @@ class CliEngine:
         for secret, file in zip(secrets, spec.secret_files, strict=True):
             args += ["--secret", f"{secret},type=mount,target={file.path},mode={file.mode:04o}"]
         args += [spec.image, *spec.args]
+        # Refused before anything is touched: what the failure path below removes must be only
+        # what this call made, never a running replica of the same name (nor its secrets).
+        if await self.inspect(spec.name) is not None:
+            raise EngineError(f"creating container {spec.name}: a container of that name exists")
+        created = False
         try:
             for secret, file in zip(secrets, spec.secret_files, strict=True):
                 await self._call("secret", "rm", secret)  # a leftover of a failed attempt
                 store = ("secret", "create", *_label_args(labels), secret, "-")  # the value comes on stdin
                 await self._check(f"storing secret file {file.path}", *store, stdin=file.value)
             await self._check(f"creating container {spec.name}", *args, env=passed)
+            created = True
             await self._check(f"starting container {spec.name}", "start", spec.name)
         except BaseException:
-            await asyncio.shield(self._remove(spec.name, secrets))  # leave nothing half-made behind
+            # Leave nothing half-made behind.
+            await asyncio.shield(self._remove(spec.name if created else None, secrets))
             raise
         info = await self.inspect(spec.name)
         if info is None:
@@ -284,10 +291,11 @@ class CliEngine:
         secrets = [s for s in (info.labels.get(SECRETS, "") if info else "").split(",") if s]
         await self._remove(name, secrets)
 
-    async def _remove(self, name: str, secrets: Sequence[str]) -> None:
-        code, _, err = await self._call("rm", "--force", "--time", "0", name)
-        if code != 0 and not _gone(err.decode(errors="replace")):
-            raise EngineError(f"removing container {name}: {err.decode(errors='replace').strip()}")
+    async def _remove(self, name: str | None, secrets: Sequence[str]) -> None:
+        if name is not None:
+            code, _, err = await self._call("rm", "--force", "--time", "0", name)
+            if code != 0 and not _gone(err.decode(errors="replace")):
+                raise EngineError(f"removing container {name}: {err.decode(errors='replace').strip()}")
         for secret in secrets:
             code, _, err = await self._call("secret", "rm", secret)
             if code != 0 and not _gone(err.decode(errors="replace")):

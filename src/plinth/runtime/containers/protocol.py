@@ -192,7 +192,9 @@ class ContainerEngine(Protocol):
         ...
 
     async def run(self, spec: ReplicaSpec) -> ContainerInfo:
-        """Create and start a container from ``spec`` (its image must be present) and report it."""
+        """Create and start a container from ``spec`` (its image must be present) and report it.
+        An existing container of the same name is an error and is left alone; when creating or
+        starting fails, what this call made is removed before the error is raised."""
         ...
 
     async def list(self, labels: Mapping[str, str] | None = None) -> list[ContainerInfo]:
