@@ -249,3 +249,23 @@ def leftovers(run_id: str) -> list[str]:
 
 def new_run_id() -> str:
     return uuid.uuid4().hex[:12]
+
+
+MIGRATE_REQ = Path("/proc/sys/net/ipv4/tcp_migrate_req")
+
+
+def ensure_tcp_migrate_req() -> None:
+    """``net.ipv4.tcp_migrate_req = 1``, set when it is 0 and this is root (it applies to this
+    network namespace): without it Linux resets the connections queued on a listener Caddy
+    closes during a reload (``src/plinth/runtime/gateway/caddy.py``). Skips (fails under CI)
+    when it cannot be had."""
+    try:
+        if MIGRATE_REQ.read_text().strip() == "1":
+            return
+    except OSError:
+        unavailable("tcp_migrate_req", "this kernel has no net.ipv4.tcp_migrate_req (Linux 5.14 or later)")
+    try:
+        MIGRATE_REQ.write_text("1\n")
+    except OSError as exc:
+        reason = f"net.ipv4.tcp_migrate_req is 0 and cannot be set here ({exc})"
+        unavailable("tcp_migrate_req", f"{reason}: run 'sysctl -w net.ipv4.tcp_migrate_req=1' as root")

@@ -18,8 +18,17 @@ import httpx
 import pytest
 
 from plinth.runtime.containers import CliEngine, ReplicaSpec, identity_labels
-from plinth.runtime.gateway import Caddy, GatewayError, Route, RouteTable, caddy_config, loopback_address
+from plinth.runtime.gateway import (
+    Caddy,
+    GatewayError,
+    Route,
+    RouteTable,
+    caddy_config,
+    loopback_address,
+    reloads_keep_queued_connections,
+)
 from plinth.runtime.gateway.caddy import free_loopback_port
+from tests.support import containers
 from tests.support.containers import ContainerKit, podman
 
 READY_WAIT_S = 30
@@ -141,14 +150,36 @@ def test_the_external_firewall_answers_403_outside_its_ranges(gateway: Gateway) 
     assert gateway.get(ECHO, "lan-down.test").status_code == 403
 
 
+#: What a client sees when it sends on a kept-alive connection the server closed as idle at the
+#: same moment (before any byte of an answer): HTTP/1.1 clients retry idempotent requests then.
+CLOSED_WHILE_IDLE = (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError)
+
+
 def test_reconfiguration_under_load_loses_no_request(gateway: Gateway) -> None:
-    """A client thread sends requests (a new connection each, and on one kept-alive connection)
-    while the main thread reloads the configuration 20 times, switching the upstream."""
+    """A client thread sends requests (alternately on a new connection and on a kept-alive one)
+    while the main thread reloads the configuration 20 times, switching the upstream.
+
+    On a reload Caddy's old server closes its *idle* kept-alive connections (Go's graceful
+    shutdown); a request sent on one at that instant meets a reset before any answer, and an
+    HTTP/1.1 client retries such an idempotent request on a new connection (RFC 9112, 9.3.1),
+    as browsers do; this client does so once. Nothing else is retried: a request on a new
+    connection, or one the server had begun to answer, must simply succeed. The kernel must
+    hand the connections queued on the closing listener to the new one (``tcp_migrate_req``)."""
+    containers.ensure_tcp_migrate_req()
+    assert reloads_keep_queued_connections() is True
     gateway.apply(Route(hosts=["load.test"], upstreams=[gateway.alpha]))
     failures: list[str] = []
     seen: dict[str, int] = {}
     done = threading.Event()
     bound = 5000  # the stream is bounded even if the main thread were to stall
+
+    def once(i: int, kept_alive: httpx.Client) -> httpx.Response:
+        if i % 2 == 0:
+            return gateway.get(ECHO, "load.test")
+        try:
+            return gateway.get(ECHO, "load.test", kept_alive)
+        except CLOSED_WHILE_IDLE:
+            return gateway.get(ECHO, "load.test")
 
     def client() -> None:
         with httpx.Client(timeout=10) as kept_alive:
@@ -156,8 +187,7 @@ def test_reconfiguration_under_load_loses_no_request(gateway: Gateway) -> None:
                 if done.is_set():
                     return
                 try:
-                    response = gateway.get(ECHO, "load.test", kept_alive if i % 2 else None)
-                    replica = _replica(response)
+                    replica = _replica(once(i, kept_alive))
                     seen[replica] = seen.get(replica, 0) + 1
                 except (httpx.HTTPError, AssertionError) as exc:
                     failures.append(f"request {i}: {exc!r}")
@@ -197,6 +227,15 @@ def test_the_gateway_listens_on_loopback_only(gateway: Gateway) -> None:
             loopback_address(address)
     with pytest.raises(ValueError):
         asyncio.run(gateway.caddy.apply(RouteTable(()), "0.0.0.0:8080"))
+
+
+def test_reloads_keep_queued_connections_reads_the_kernel_setting(tmp_path: Path) -> None:
+    setting = tmp_path / "tcp_migrate_req"
+    setting.write_text("1\n")
+    assert reloads_keep_queued_connections(setting) is True
+    setting.write_text("0\n")
+    assert reloads_keep_queued_connections(setting) is False
+    assert reloads_keep_queued_connections(tmp_path / "absent") is None
 
 
 def test_caddy_config_orders_routes_and_escapes_rewrites() -> None:

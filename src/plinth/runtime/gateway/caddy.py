@@ -5,6 +5,14 @@ endpoint (on loopback), then :meth:`Caddy.apply` loads whole configurations with
 Caddy swaps configurations gracefully: the listening socket is kept and in-flight requests
 finish on the old one (for up to ``GRACE_PERIOD``), so a reload drops no connection.
 
+One machine setting matters: Caddy (2.6, Debian's) binds each new configuration's listener
+beside the old one with ``SO_REUSEPORT`` and then closes the old one, and Linux resets the
+connections still waiting in a closing listener's accept queue unless
+``net.ipv4.tcp_migrate_req`` is 1 (Linux 5.14 and later), which hands them to the new
+listener instead. Measured here: with it 0, about one run in five of 20 reloads under a stream
+of requests saw a connection reset; with it 1, none did. :func:`reloads_keep_queued_connections`
+tells which applies, so the caller can say so.
+
 Everything Caddy writes (its log, the bootstrap file, its data and config directories through
 ``HOME``/``XDG_*``) stays under ``state_dir``; none of it holds a secret.
 """
@@ -27,6 +35,7 @@ import httpx
 from plinth.runtime.gateway.routes import RouteTable, caddy_config
 
 START_TIMEOUT_S = 20.0
+MIGRATE_REQ = Path("/proc/sys/net/ipv4/tcp_migrate_req")
 STOP_TIMEOUT_S = 15.0
 
 
@@ -40,6 +49,15 @@ def free_loopback_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+def reloads_keep_queued_connections(setting: Path = MIGRATE_REQ) -> bool | None:
+    """Whether a reload can hand queued connections to the new listener (``tcp_migrate_req``
+    is 1); ``None`` when this kernel has no such setting (not Linux, or older than 5.14)."""
+    try:
+        return setting.read_text().strip() == "1"
+    except OSError:
+        return None
 
 
 def loopback_address(address: str) -> str:
