@@ -4,6 +4,9 @@
 # it needs node and npm, and is skipped without them unless CI=true.
 # tests/console drives Debian's headless Chromium (apt-get install chromium chromium-driver, done by
 # the tests when run as root) with Selenium; skipped without it unless CI=true.
+# tests/runtime/containers and tests/runtime/gateway run real containers with podman and Caddy
+# (apt-get install podman runc busybox-static caddy, done by the tests when run as root); skipped
+# without them unless CI=true.
 
 PYTHON ?= python3
 VENV   := .venv
