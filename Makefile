@@ -4,11 +4,16 @@
 # it needs node and npm, and is skipped without them unless CI=true.
 # tests/console drives Debian's headless Chromium (apt-get install chromium chromium-driver, done by
 # the tests when run as root) with Selenium; skipped without it unless CI=true.
+# tests/runtime/containers and tests/runtime/gateway run real containers with podman and Caddy
+# (apt-get install podman runc busybox-static caddy, done by the tests when run as root); skipped
+# without them unless CI=true.
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-test
+# Two installs: the runtime dependencies alone (`make run`), and those plus the test extras.
+RUN_STAMP  := $(VENV)/.installed-runtime
+TEST_STAMP := $(VENV)/.installed-test
 PLINTH_PORT ?= 8080
 export PLINTH_PORT
 
@@ -18,30 +23,35 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# Re-install when the project's metadata changes.
-$(STAMP): pyproject.toml | $(BIN)/python
+# Re-install when the project's metadata changes. A user who only runs Plinth gets the runtime
+# dependencies only; the test install covers the runtime one too, so it touches both stamps.
+$(RUN_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(RUN_STAMP)
+
+$(TEST_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+	touch $(TEST_STAMP) $(RUN_STAMP)
 
-venv: $(STAMP)
+venv: $(TEST_STAMP)
 
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(BIN)/plinth serve --host 127.0.0.1 --port $(PLINTH_PORT) --data-dir ./.plinth-data --init-profile local
 
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/lint-imports
 
-typecheck: $(STAMP)
+typecheck: $(TEST_STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP)
+pytest: $(TEST_STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 test: lint typecheck pytest
 
-bench: $(STAMP)
+bench: $(TEST_STAMP)
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench.authz
 	$(BIN)/python -m bench.workloads
@@ -51,7 +61,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.backup
 	$(BIN)/python -m bench.apply
 
-fuzz: $(STAMP)
+fuzz: $(TEST_STAMP)
 	PLINTH_FUZZ_EXAMPLES=2000 $(BIN)/python -m pytest tests/fuzz -n 2 --dist loadgroup
 
 clean:

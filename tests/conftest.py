@@ -1,13 +1,16 @@
-"""Fixtures every test package may use: an event loop runner and throwaway PostgreSQL databases."""
+"""Fixtures every test package may use: an event loop runner, throwaway PostgreSQL databases and
+a real container engine."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from tests.aio import RunAsync, event_loop_runner
-from tests.support import pg
+from tests.support import containers, pg
 
 
 @pytest.fixture
@@ -31,3 +34,26 @@ def fresh_pg_url(pg_url: str) -> Iterator[str]:
         yield url
     finally:
         pg.drop_database(url)
+
+
+@pytest.fixture(scope="session")
+def test_containers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[containers.ContainerKit]:
+    """Podman (runc, lowered ulimits: ``CONTAINERS_CONF`` set for the session) with the test image
+    built, and a test-run label whose objects are all removed at the end; see
+    ``tests/support/containers.py``. Skips with the reason when impossible (fails under CI)."""
+    containers.ensure_tools()
+    work = tmp_path_factory.mktemp("containers")
+    previous = os.environ.get("CONTAINERS_CONF")
+    os.environ["CONTAINERS_CONF"] = str(containers.write_containers_conf(work))
+    run_id = containers.new_run_id()
+    labels = {"plinth.managed": "true", containers.TEST_RUN: run_id}
+    try:
+        image = containers.ensure_image(work)
+        containers.smoke(image, labels)
+        yield containers.ContainerKit("podman", Path(os.environ["CONTAINERS_CONF"]), image, run_id, labels)
+    finally:
+        containers.cleanup(run_id)
+        if previous is None:
+            os.environ.pop("CONTAINERS_CONF", None)
+        else:
+            os.environ["CONTAINERS_CONF"] = previous

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 #: Fields the server owns on every kind; client-sent values are ignored.
 SERVER_OWNED: frozenset[str] = frozenset({"id", "version", "created", "lastModified", "links", "status"})
 
-#: Fields the official CLI's "slim" output drops (api.md §1, cli.md §4).
+#: Fields the official CLI's "slim" output drops (docs/cli.md, Output formats: ``json-slim``).
 SLIM_DROPPED: tuple[str, ...] = (
     "id",
     "version",
@@ -70,7 +70,7 @@ class Link:
 def parse_link(value: str, current_org: str) -> Link | None:
     """Parse a full (``/org/o/...``) or short (``//kind/name``) link; ``None`` if malformed.
 
-    The short form means "in the current org" (api.md §0). A user may be named by email,
+    The short form means "in the current org" (docs/api.md, Paths and verbs). A user may be named by email,
     so names are not checked against the name pattern here: the referenced kind's own
     rules decide whether the item exists.
     """

@@ -11,7 +11,7 @@ kind's actions. Columns are principals, each holding ONE permission (or none) th
 - what it holds: view, create, edit, delete, addKey, reveal or manage.
 
 Locations are BYOK locations (the catalog's built-ins are listed beside them); a location has
-no ``delete`` permission (kinds.md §4.3), so its delete row needs ``manage``.
+no ``delete`` permission (docs.controlplane.com/reference/location), so its delete row needs ``manage``.
 
 Each row runs, on every route, the principal holding exactly the permission the verb needs and
 one holding a permission that does not imply it; on ``sa-all`` and ``grp-link`` every held
@@ -21,7 +21,7 @@ columns: ``none`` (no grant at all) and ``sa-memberquery`` (a service account ca
 the tag that a ``memberQuery`` group with manage on everything matches: member queries match
 users only, so it gets nothing).
 
-The expected answer is computed here from api.md §3, independently of the server's table:
+The expected answer is computed here from docs.controlplane.com/reference/policy, independently of the server's table:
 allowed when the route covers the item and the held permission implies the one the verb needs.
 Allowed: the verb succeeds and its effect is visible. Refused: 403 naming the permission and
 nothing written; lists and queries omit what the caller may not view.
@@ -55,8 +55,9 @@ PRINCIPAL_ROUTES = ("sa", "grp", "usr")
 TARGET_ROUTES = ("link", "query", "all")
 HELD = ("view", "create", "edit", "delete", "addKey", "reveal", "manage")
 
-# api.md §3: the default set, plus addKey on serviceaccount; org has no create or delete; kinds.md
-# §11 for identity (use), ipset (the default set) and auditctx (readAudit, writeAudit, no delete).
+# docs.controlplane.com/reference/policy: the default set, plus addKey on serviceaccount; org has no create or delete;
+# the permissions of docs.controlplane.com/reference/identity (use), .../ipset (the default set) and .../auditctx
+# (readAudit, writeAudit, no delete).
 BASIC = frozenset({"create", "delete", "edit", "manage", "view"})
 ORG_PERMISSIONS = frozenset(
     {"edit", "manage", "view", "exec", "exec.echo", "grafanaAdmin", "readLogs", "readMetrics", "readUsage"}
@@ -70,24 +71,25 @@ PERMISSIONS = {
     "group": BASIC,
     "policy": BASIC,
     "workload": BASIC | {"connect", "exec", "exec.runCronWorkload", "exec.stopReplica", "configureLoadBalancer"},
-    "secret": BASIC | {"reveal", "use"},  # kinds.md §2.6
+    "secret": BASIC | {"reveal", "use"},  # docs.controlplane.com/reference/secret
     "org": ORG_PERMISSIONS,
-    # kinds.md §4.3 and §11: no delete, and use (placing GVCs there); deleting needs manage.
+    # docs.controlplane.com/reference/location: no delete, and use (placing GVCs there); deleting needs manage.
     "location": (BASIC - {"delete"}) | {"use"},
     "identity": BASIC | {"use"},
     "ipset": BASIC,
     # Audit contexts are never deleted: no delete permission, and no delete row.
     "auditctx": (BASIC - {"delete"}) | {"readAudit", "writeAudit"},
-    "cloudaccount": BASIC | {"browse"},  # kinds.md §5.2: edit also browse
-    "agent": BASIC | {"use"},  # kinds.md §6
+    "cloudaccount": BASIC | {"browse"},  # docs.controlplane.com/reference/cloudaccount: edit also browse
+    "agent": BASIC | {"use"},  # docs.controlplane.com/reference/agent
 }
 #: The permission a delete needs, where it is not ``delete``.
 DELETE_NEEDS = {"location": "manage"}
 
 
 def implied(kind: str, held: str) -> frozenset[str]:
-    """What holding ``held`` on ``kind`` gives: manage everything, edit also view (api.md §3); on a
-    secret edit also reveal, and reveal view (kinds.md §2.6)."""
+    """What holding ``held`` on ``kind`` gives: manage everything, edit also view
+    (docs.controlplane.com/reference/policy); on a secret edit also reveal, and reveal view
+    (docs.controlplane.com/reference/secret)."""
     perms = PERMISSIONS[kind]
     if held not in perms:
         return frozenset()

@@ -1,6 +1,6 @@
-"""Identity and access endpoints (issue 3, api.md §2.5-2.8, §3), through real HTTP on both backends:
-the bootstrap built-ins, keys, the built-in rules, the permissions schema, access reports, who
-made each change, and orgs sealed from each other."""
+"""Identity and access endpoints (issue 3; docs.controlplane.com/reference/user, .../serviceaccount, .../group and
+.../policy), through real HTTP on both backends: the bootstrap built-ins, keys, the built-in rules, the permissions
+schema, access reports, who made each change, and orgs sealed from each other."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Secrets through real HTTP on both backends: what GET hides and ``-reveal`` shows, PATCH into
-sealed values, no-op writes, and who may reveal (kinds.md §2)."""
+sealed values, no-op writes, and who may reveal (docs.controlplane.com/reference/secret)."""
 
 from __future__ import annotations
 
@@ -175,7 +175,7 @@ def warnings_of(api: httpx.Client, href: str) -> list[str]:
 
 
 def test_a_workload_may_name_a_secret_before_it_exists_and_its_status_says_so(api: httpx.Client, unique: str) -> None:
-    """kinds.md §2.4: nothing refuses the write; the status (and the deployments, not ready)
+    """docs.controlplane.com/reference/secret: nothing refuses the write; the status (and the deployments, not ready)
     says what does not hold, until the secrets exist with the keys named and the workload's
     identity holds ``reveal`` on them."""
     placed = {"staticPlacement": {"locationLinks": ["//location/aws-us-east-1"]}}

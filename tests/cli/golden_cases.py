@@ -296,7 +296,7 @@ def _export_cases() -> list[Case]:
 def _workload_cases() -> list[Case]:
     """Workload and deployment tables beyond the plain formats: ages, READY as the typed
     command fills it, the model's crashes, and ``-o tf``/``-o crd`` of what Plinth's exporter
-    answers (kinds.md §1.20, §1.21), printed the way the official CLI prints it."""
+    answers (TF resource_workload.go; operator Workload.yaml), printed the way the official CLI prints it."""
     workloads = f"{A}/gvc/prod/workload"
     aged = d.listing(
         "workload",

@@ -301,7 +301,7 @@ def workload(
     created: str = "2025-02-10T08:00:00.000Z",
     version: int = 1,
 ) -> dict:
-    """A workload as the server returns it (kinds.md §1.1): the envelope, ``gvc``, spec, status."""
+    """A workload as the server returns it (types-ts workload.ts): the envelope, ``gvc``, spec, status."""
     return {
         "id": f"00000000-0000-4000-9000-{zlib.crc32(name.encode()) % 10**12:012d}",
         "name": name,
@@ -478,7 +478,7 @@ WORKLOAD = workload(
     },
     version=12,
 )
-# Read-only, server-computed (kinds.md §1.1); the TF client and the operator's CRD both know it.
+# Read-only, server-computed (types-ts workload.ts); the TF client and the operator's CRD both know it.
 WORKLOAD["health"] = {
     "readiness": "Healthy",
     "syncFailed": False,
@@ -587,7 +587,7 @@ WORKLOADS = listing(
 
 
 def deployment(location: str, status: dict[str, Any], modified: str = "2025-02-20T09:05:00.000Z") -> dict:
-    """One location's deployment of ``web`` (kinds.md §1.14): named after the location."""
+    """One location's deployment of ``web`` (types-ts deployment.ts): named after the location."""
     base = f"/org/{ORG}/gvc/prod/workload/web"
     return {
         "name": location,
@@ -664,7 +664,7 @@ def identity_links(name: str, gvc: str = "prod") -> list[dict[str, str]]:
     return links(f"/org/{ORG}/gvc/{gvc}/identity/{name}", org=f"/org/{ORG}", gvc=f"/org/{ORG}/gvc/{gvc}")
 
 
-#: An identity with every block (kinds.md §3.1), as Plinth serves it.
+#: An identity with every block (types-ts identity.ts), as Plinth serves it.
 IDENTITY = {
     "id": "id-1",
     "name": "storefront",
@@ -1044,7 +1044,7 @@ def dumps(doc: Any) -> str:
 def location(
     name: str, origin: str, provider: str, enabled: bool, region: str | None = None, **extra: Any
 ) -> dict[str, Any]:
-    """A location as Plinth serves it (kinds.md §4.1): built-in ones carry region, geo and cpln/ tags."""
+    """A location as Plinth serves it (types-ts location.ts): built-in ones carry region, geo and cpln/ tags."""
     doc: dict[str, Any] = {
         "id": f"00000000-0000-4000-9000-{zlib.crc32(name.encode()) % 10**12:012d}",
         "name": name,

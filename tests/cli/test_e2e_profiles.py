@@ -6,9 +6,11 @@ import json
 import stat
 from pathlib import Path
 
+import pytest
+
 from plinth.cli.profiles import ProfileStore, ensure_local_profile
 from tests.cli.conftest import PlinthCli
-from tests.support.server import ServerProcess
+from tests.support.server import ServerProcess, start_server
 
 
 def bare(cli: PlinthCli) -> PlinthCli:
@@ -137,3 +139,27 @@ def test_ensure_local_profile_only_when_no_profile_exists(tmp_path: Path) -> Non
     assert store.default_name() == "local"
     assert ensure_local_profile("http://127.0.0.1:9999", "key-2", "other", config_dir=tmp_path) is False
     assert store.load("local").request["token"] == "key-1"
+
+
+def test_serve_init_profile_saves_the_profile_it_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``plinth serve --init-profile dev`` saves ``dev`` (not ``local``), makes it the default, and says so."""
+    config_home = tmp_path / "config"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config_home))
+    monkeypatch.delenv("PLINTH_HOME", raising=False)
+    server = start_server(tmp_path / "data", extra_args=("--init-profile", "dev"))
+    try:
+        store = ProfileStore(config_home / "plinth")
+        assert store.names() == ["dev"]
+        assert store.default_name() == "dev"
+        dev = store.load("dev")
+        assert (dev.request["endpoint"], dev.request["token"], dev.context["org"]) == (server.url, server.key, "acme")
+        assert f"Created the CLI profile 'dev' for {server.url}" in server.log_lines()
+    finally:
+        server.stop()
+
+
+def test_serve_refuses_an_init_profile_name_the_store_cannot_hold(tmp_path: Path) -> None:
+    with pytest.raises(RuntimeError, match="exited early") as failed:
+        start_server(tmp_path / "data", extra_args=("--init-profile", "team/dev"))
+    assert "--init-profile: invalid profile name 'team/dev'" in str(failed.value)
+    assert not (tmp_path / "data" / "bootstrap-admin.key").exists()

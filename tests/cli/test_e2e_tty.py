@@ -1,4 +1,4 @@
-"""Colour is for terminals only (cli.md §4): on a TTY, JSON is coloured and tables use box-drawing
+"""Colour is for terminals only (docs/cli.md, Output formats): on a TTY, JSON is coloured and tables use box-drawing
 borders; a pipe never gets colour; ``--no-color`` on a TTY gives the ASCII tables."""
 
 from __future__ import annotations

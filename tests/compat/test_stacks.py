@@ -1,6 +1,6 @@
 """A whole stack in one file, applied and deleted by the official CLI, unchanged (SQLite here;
 ``test_postgres.py`` re-runs it on PostgreSQL): a GVC, an identity, an opaque secret, a policy
-granting the identity ``reveal`` on it (kinds.md §2.4), a volume set and two workloads that use
+granting the identity ``reveal`` on it (docs.controlplane.com/reference/secret), a volume set and two workloads that use
 all of them. Each item is checked through Plinth's HTTP API afterwards."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``to_crd``: each object is accepted by the operator's CRD schema (../shared/reference/crds)."""
+"""``to_crd``: each object is accepted by the operator's CRD schema (tests/data/crds, see its README)."""
 
 from __future__ import annotations
 

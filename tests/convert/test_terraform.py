@@ -1,4 +1,4 @@
-"""``to_terraform``: valid HCL (parsed back with python-hcl2) in the provider's layout (api.md §7)."""
+"""``to_terraform``: valid HCL (parsed back with python-hcl2) in the provider's layout (TF docs/resources)."""
 
 from __future__ import annotations
 

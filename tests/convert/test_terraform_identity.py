@@ -1,4 +1,4 @@
-"""``to_terraform`` for identities: the provider's ``cpln_identity`` layout (kinds.md §3.3),
+"""``to_terraform`` for identities: the provider's ``cpln_identity`` layout (TF resource_identity.go),
 parsed back with python-hcl2 and compared with the wire document."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``to_terraform`` for workloads: the provider's ``cpln_workload`` layout (kinds.md §1.20),
+"""``to_terraform`` for workloads: the provider's ``cpln_workload`` layout (TF resource_workload.go),
 parsed back with python-hcl2 and compared value by value with the wire document."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A reference model of PATCH, written from the contract in ``engine/patch.py``'s docstring
-(and api.md §1), not from its code; and Hypothesis strategies for documents and patches.
+(and docs/api.md, PATCH), not from its code; and Hypothesis strategies for documents and patches.
 
 The model answers either the patched document or :data:`REJECTED` (the server must answer
 400). It is deliberately plain: one pass for the plain keys, then one pass per directive kind.

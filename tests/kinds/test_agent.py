@@ -1,5 +1,5 @@
-"""The agent kind (kinds.md §6) through build_candidate: no spec, the status's bootstrap config
-without its token, and the token added only to the creating write's answer."""
+"""The agent kind (docs.controlplane.com/reference/agent) through build_candidate: no spec, the status's bootstrap
+config without its token, and the token added only to the creating write's answer."""
 
 from __future__ import annotations
 

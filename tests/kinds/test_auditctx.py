@@ -1,4 +1,5 @@
-"""The auditctx kind (kinds.md §7) through build_candidate: no spec, ``origin`` the server's."""
+"""The auditctx kind (docs.controlplane.com/reference/auditctx) through build_candidate: no spec, ``origin`` the
+server's."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The cloudaccount kind (kinds.md §5) through build_candidate: ``data`` per provider at its
-paths, the secret link, the status that never claims the account is usable."""
+"""The cloudaccount kind (docs.controlplane.com/reference/cloudaccount) through build_candidate: ``data`` per
+provider at its paths, the secret link, the status that never claims the account is usable."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The domain kind's cross-field defaults and rules (api.md §2.3), driven through build_candidate."""
+"""The domain kind's cross-field defaults and rules (docs.controlplane.com/reference/domain), driven through
+build_candidate."""
 
 from __future__ import annotations
 

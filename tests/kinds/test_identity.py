@@ -1,4 +1,4 @@
-"""The identity kind (kinds.md §3) through build_candidate: every rule at its path, the
+"""The identity kind (docs.controlplane.com/reference/identity) through build_candidate: every rule at its path, the
 defaults, the links it holds and its computed status."""
 
 from __future__ import annotations

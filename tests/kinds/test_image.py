@@ -1,4 +1,4 @@
-"""The image kind (kinds.md §10.1): declared without create (images come from pushing, which
+"""The image kind (docs.controlplane.com/reference/image): declared without create (images come from pushing, which
 Plinth does not serve), its registry fields server-owned."""
 
 from __future__ import annotations

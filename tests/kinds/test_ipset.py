@@ -1,4 +1,4 @@
-"""The ipset kind (kinds.md §8) through build_candidate: the spec's rules at their paths, the
+"""The ipset kind (docs.controlplane.com/reference/ipset) through build_candidate: the spec's rules at their paths, the
 defaults, the links it holds, and the status computed from what its link resolves to."""
 
 from __future__ import annotations

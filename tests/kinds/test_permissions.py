@@ -11,7 +11,7 @@ from plinth.kinds.links import GVC_SCOPED_KINDS
 from plinth.kinds.permissions import BASIC_IMPLIED, BASIC_PERMISSIONS, PERMISSIONS, TARGET_KINDS, implied_closure
 from plinth.kinds.policy import POLICY
 
-#: api.md §3, "kinds with permission schemas".
+#: docs.controlplane.com/reference/policy, "kinds with permission schemas".
 API_TARGET_KINDS = {
     "workload", "secret", "gvc", "identity", "image", "org", "policy", "group", "serviceaccount", "user",
     "volumeset", "domain", "location", "ipset", "mk8s", "cloudaccount", "agent", "auditctx", "quota", "task",
@@ -55,7 +55,7 @@ def test_implications_are_closed_and_manage_implies_everything(kind: str) -> Non
 @pytest.mark.parametrize(
     ("kind", "expected"),
     [
-        # api.md §3, confirmed.
+        # docs.controlplane.com/reference/policy, confirmed.
         ("policy", {"create", "delete", "edit", "manage", "view"}),
         ("serviceaccount", {"addKey", "create", "delete", "edit", "manage", "view"}),
         ("auditctx", {"create", "edit", "manage", "readAudit", "view", "writeAudit"}),

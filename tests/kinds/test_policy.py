@@ -273,6 +273,6 @@ def test_declaration() -> None:
     assert REGISTRY["policy"] is POLICY
     assert (POLICY.scope, POLICY.title, POLICY.server_fields) == ("org", "Policy", frozenset({"origin"}))
     assert {"origin", "targetKind"} <= set(POLICY.query_properties)
-    # api.md §3, confirmed table.
+    # docs.controlplane.com/reference/policy, confirmed table.
     assert set(POLICY.permissions) == {"create", "delete", "edit", "manage", "view"}
     assert dict(POLICY.implied) == {"edit": ("view",), "manage": ("create", "delete", "edit", "view")}

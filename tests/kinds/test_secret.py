@@ -1,4 +1,4 @@
-"""The ``secret`` kind through the engine's real pipeline: every type's shape and checks (kinds.md §2.2)."""
+"""The ``secret`` kind through the engine's real pipeline: every type's shape and checks (types-ts secret.ts)."""
 
 from __future__ import annotations
 

@@ -133,7 +133,7 @@ def test_declaration() -> None:
     assert SERVICEACCOUNT.droppable_server_lists == frozenset({"keys"})
     assert SERVICEACCOUNT.verbs == CRUD_VERBS
     assert "origin" in SERVICEACCOUNT.query_properties
-    # api.md §3, confirmed table.
+    # docs.controlplane.com/reference/policy, confirmed table.
     assert dict(SERVICEACCOUNT.permissions).keys() == {"addKey", "create", "delete", "edit", "manage", "view"}
     assert dict(SERVICEACCOUNT.implied) == {
         "edit": ("view",),

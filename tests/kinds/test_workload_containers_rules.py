@@ -86,7 +86,8 @@ def test_serverless_refuses_every_port_beyond_the_first() -> None:
 
 
 def test_cron_ports_are_accepted_and_kept() -> None:
-    """The vendor's TF acceptance tests create cron workloads with ports (kinds.md §1.3 note)."""
+    """The vendor's TF acceptance tests create cron workloads with ports (TF resource_workload_test.go,
+    ``CronUpdate1Hcl``)."""
     ports = [{"protocol": "http", "number": 80}, {"protocol": "http2", "number": 8080}]
     item, errors = write(workload(container(ports=ports), type="cron", job=CRON_JOB))
     assert errors == []

@@ -55,7 +55,7 @@ def patched(old: Item, patch: dict[str, Any], **kwargs: Any) -> tuple[Item, list
     return write(body=strip_server_owned(WORKLOAD, merged), old=old, **kwargs)
 
 
-# --- the official CLI's bodies (kinds.md §1.17) ----------------------------------------------
+# --- the official CLI's bodies (CLI commands/workload.js) ----------------------------------
 
 
 def cli_create(**spec: Any) -> dict[str, Any]:
@@ -397,7 +397,7 @@ CRON: dict[str, Any] = {
         },
         "internal": {"inboundAllowType": "same-gvc", "inboundAllowWorkload": []},
     },
-    # What TF's acceptance tests send for a cron workload (kinds.md §1.3 note).
+    # What TF's acceptance tests send for a cron workload (TF resource_workload_test.go, ``CronUpdate1Hcl``).
     "defaultOptions": {
         "autoscaling": {"metric": "concurrency", "maxScale": 1, "minScale": 1},
         "timeoutSeconds": 5,

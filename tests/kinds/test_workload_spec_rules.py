@@ -1,4 +1,5 @@
-"""The workload-level rules and the type matrix (kinds.md §1.3), each at its exact path."""
+"""The workload-level rules and the type matrix (docs.controlplane.com/reference/workload/types), each at its exact
+path."""
 
 from __future__ import annotations
 
@@ -129,7 +130,7 @@ TRIGGER = {"type": "redis", "metadata": {"address": "redis:6379"}}
         (autoscaled("cron", keda={}), KEDA_GVC, [f"{AUTOSCALING}.keda"]),
         (local("serverless", autoscaling={"keda": {}}), KEDA_GVC, [f"{LOCAL}.autoscaling.keda"]),
         (local("standard", autoscaling={"metric": "keda"}), PARENT_GVC, [f"{LOCAL}.autoscaling.metric"]),
-        # Gap 4: a target beside keda is accepted (TF allows it).
+        # A target beside keda is accepted (TF allows it).
         (autoscaled("standard", metric="keda", target=10), KEDA_GVC, []),
         (
             autoscaled("standard", keda={"triggers": [{**TRIGGER, "authenticationRef": {"name": "redis-auth"}}]}),
@@ -406,7 +407,7 @@ def test_duplicate_location_message_points_at_the_first() -> None:
 
 
 def test_cron_keeps_default_options_tf_sends() -> None:
-    """Gap 5: TF creates cron workloads with defaultOptions (and capacityAI false); never refused."""
+    """TF creates cron workloads with defaultOptions (and capacityAI false); never refused."""
     spec = workload(
         "cron",
         defaultOptions={"autoscaling": {"metric": "concurrency", "minScale": 1, "maxScale": 1}, "capacityAI": False},

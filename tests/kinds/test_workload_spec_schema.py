@@ -369,7 +369,7 @@ def test_free_form_blocks_take_any_object() -> None:
         ({"scheme": "ftp"}, "scheme"),
         ({"containerPort": 79}, "containerPort"),
         ({"containerPort": 15020}, "containerPort"),
-        ({"containerPort": {"port": 8080}}, "containerPort"),  # Gap 7: DOCS' shape is refused
+        ({"containerPort": {"port": 8080}}, "containerPort"),  # DOCS' example shape is refused
         ({"port": 8080}, "port"),
     ],
 )

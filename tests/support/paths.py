@@ -1,4 +1,5 @@
-"""Where things are, relative to the repository (CI runs a fresh clone with ``shared/`` beside it)."""
+"""Where things are, relative to the repository. Every path here is inside the repository (a clone stands
+alone; ``tests/test_standalone.py`` checks it), except what the environment names explicitly."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = Path(os.environ.get("PLINTH_SHARED_DIR", ROOT.parent / "shared"))
-CRDS = SHARED / "reference" / "crds"
+#: The official operator's CRD schemas, copied into the repository (see its README for source and licence).
+CRDS = ROOT / "tests" / "data" / "crds"
 #: The official CLI, installed by npm into a git-ignored cache folder by tests/compat/conftest.py.
 CPLN_PREFIX = ROOT / ".cache" / "cpln"
 CPLN_BIN = Path(os.environ.get("CPLN_BIN", CPLN_PREFIX / "node_modules" / ".bin" / "cpln"))

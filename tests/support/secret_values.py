@@ -1,4 +1,4 @@
-"""Valid ``data`` for every secret type (kinds.md §2.2), with real PEM keys and certificates."""
+"""Valid ``data`` for every secret type (types-ts secret.ts), with real PEM keys and certificates."""
 
 from __future__ import annotations
 

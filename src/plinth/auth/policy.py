@@ -1,4 +1,4 @@
-"""Policy decisions: may this principal use this permission on this item? (api.md §3)
+"""Policy decisions: may this principal use this permission on this item? (docs.controlplane.com/reference/policy)
 
 An action is allowed when some policy whose ``targetKind`` is the item's kind
 1. covers the item: ``target: all``, the item's link in ``targetLinks``, or the item matching

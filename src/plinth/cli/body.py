@@ -1,6 +1,6 @@
 """Request bodies and headers from the command line, read as the official CLI reads them.
 
-Bodies (cli.md §2): ``--file PATH`` or ``--file -`` (standard input, to end of input), one
+Bodies (CLI commands/rest.js): ``--file PATH`` or ``--file -`` (standard input, to end of input), one
 JSON or YAML document, loaded with YAML 1.2 core rules as js-yaml does: ``yes`` stays a
 string, an unquoted date or timestamp becomes an ISO string with milliseconds, duplicate
 keys keep the last value, an empty file means no body.
@@ -241,7 +241,7 @@ def _construct_map(loader: Any, node: Any) -> dict[str, Any]:
 
 
 def parse_headers(values: tuple[str, ...] | list[str]) -> list[tuple[str, str]]:
-    """``-H 'name: value'`` in curl form (cli.md §8): split at the first colon, trim both sides;
+    """``-H 'name: value'`` in curl form (CLI commands/rest.js): split at the first colon, trim both sides;
     no colon means an empty value; a repeated name keeps the last value."""
     headers: dict[str, tuple[str, str]] = {}
     for raw in values:

@@ -1,4 +1,4 @@
-"""The ``-v`` log lines and the ``--debug`` wire transcript, on standard error (cli.md §7).
+"""The ``-v`` log lines and the ``--debug`` wire transcript, on standard error (docs/cli.md, Debugging).
 
 Every entry starts with the local time as ``toLocaleTimeString()`` prints it in en-US
 (``2:49:26 PM``). The transcript shows each attempt: request line, host, the headers the

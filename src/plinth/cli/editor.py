@@ -1,4 +1,4 @@
-"""``plinth rest edit``: fetch, edit as YAML, PATCH back (kubectl's edit loop, cli.md §3).
+"""``plinth rest edit``: fetch, edit as YAML, PATCH back (kubectl's edit loop, CLI commands/rest.js).
 
 1. GET the item and write the file: the official header (who patches what), an empty line,
    the item as sorted YAML.

@@ -96,7 +96,7 @@ class CliEnv:
 
     @property
     def is_terminal(self) -> bool:
-        """Colour and box tables need both output streams on a terminal (cli.md §4)."""
+        """Colour and box tables need both output streams on a terminal (docs/cli.md, Output formats)."""
         return self.stdout_isatty and self.stderr_isatty
 
     def editor_command(self) -> list[str]:

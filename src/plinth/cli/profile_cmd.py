@@ -1,4 +1,4 @@
-"""``plinth profile create|update|get|delete|set-default`` (the official CLI's, cli.md §9).
+"""``plinth profile create|update|get|delete|set-default`` (the official CLI's, docs/cli.md, Profiles and settings).
 
 ``create`` and ``update`` are the same command (the official CLI aliases them): options given
 are stored, others keep their value (or the default for a new profile). Changing ``--org``

@@ -1,6 +1,6 @@
 """Profiles: named sets of endpoint, token, org, gvc and format defaults, one JSON file each.
 
-Layout (mirrors the official CLI's, cli.md §9)::
+Layout (mirrors the official CLI's, docs/cli.md, Profiles and settings)::
 
     <config dir>/profiles/<name>.json    mode 0600
     <config dir>/profiles/default        the default profile's bare name, no newline
@@ -142,7 +142,7 @@ class ProfileStore:
         return None
 
     def _path(self, name: str) -> Path:
-        if not name or "/" in name or name.startswith("."):
+        if not valid_profile_name(name):
             raise ProfileError(f"Invalid profile name {name!r}")
         return self.folder / f"{name}.json"
 
@@ -167,8 +167,16 @@ def new_profile(
     return Profile(name=name, context=context, request=request, format=dict(DEFAULT_FORMAT))
 
 
-def ensure_local_profile(endpoint: str, token: str, org: str, config_dir: Path | None = None) -> bool:
-    """Create the profile ``local`` (made the default) for a server ``make run`` started.
+def valid_profile_name(name: str) -> bool:
+    """A profile name is a file name in the profiles folder: not empty, no ``/``, no leading dot."""
+    return bool(name) and "/" not in name and not name.startswith(".")
+
+
+def ensure_local_profile(
+    endpoint: str, token: str, org: str, config_dir: Path | None = None, name: str = "local"
+) -> bool:
+    """Create the profile ``name`` (made the default) for a server ``plinth serve --init-profile NAME``
+    started (``make run``: ``local``).
 
     Only when no profile exists yet, so a user's own setup is never touched. Returns whether
     it created the profile. ``config_dir`` defaults to the process environment's.
@@ -180,6 +188,6 @@ def ensure_local_profile(endpoint: str, token: str, org: str, config_dir: Path |
     store = ProfileStore(config_dir)
     if store.names():
         return False
-    store.save(new_profile("local", endpoint=endpoint, token=token, org=org))
-    store.set_default("local")
+    store.save(new_profile(name, endpoint=endpoint, token=token, org=org))
+    store.set_default(name)
     return True

@@ -1,6 +1,6 @@
 """``plinth rest <verb> <path>``: the options of the seven subcommands (behaviour in ``rest_run``).
 
-Options and help groups follow the official CLI's (cli.md §10); ``--output`` choices come
+Options and help groups follow the official CLI's (CLI commands/rest.js); ``--output`` choices come
 from the formatter registry so help and validation cannot drift.
 """
 

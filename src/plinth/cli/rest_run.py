@@ -231,7 +231,7 @@ def self_link(doc: Any) -> str:
 
 
 def fetch_export(client: ApiClient, doc: Any, service: str) -> Any:
-    """GET ``{exporter}{self link}``, the exporter being named by ``/discovery`` (cli.md §4)."""
+    """GET ``{exporter}{self link}``, the exporter being named by ``/discovery`` (docs/cli.md, Output formats)."""
     link = self_link(doc)
     base = client.endpoint
     try:

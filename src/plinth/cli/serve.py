@@ -219,6 +219,7 @@ def serve_command(
     if bool(tls_cert) != bool(tls_key):
         raise click.UsageError("--tls-cert and --tls-key go together")
     _check_oidc(oidc_issuer, oidc_audience, oidc_jwks_file)
+    _check_profile_name(init_profile)
     settings = Settings(
         host=host,
         port=port,
@@ -348,6 +349,14 @@ def _check_oidc(issuer: str | None, audience: str | None, jwks_file: str | None)
             raise click.UsageError("--oidc-jwks-file holds no RS256, ES256 or EdDSA signature key with a kid")
 
 
+def _check_profile_name(name: str | None) -> None:
+    """A name the profile store would refuse is a usage error before anything starts."""
+    from plinth.cli.profiles import valid_profile_name
+
+    if name is not None and not valid_profile_name(name):
+        raise click.UsageError(f"--init-profile: invalid profile name {name!r} (no '/', no leading '.')")
+
+
 def _init_profile(name: str, endpoint: str, settings: Settings, org: str) -> None:
     key_file = settings.data_dir / "bootstrap-admin.key"
     if not key_file.exists():
@@ -356,5 +365,5 @@ def _init_profile(name: str, endpoint: str, settings: Settings, org: str) -> Non
         from plinth.cli.profiles import ensure_local_profile  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         return
-    if ensure_local_profile(endpoint, key_file.read_text().strip(), org):
+    if ensure_local_profile(endpoint, key_file.read_text().strip(), org, name=name):
         click.echo(f"Created the CLI profile '{name}' for {endpoint}")

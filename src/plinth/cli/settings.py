@@ -1,4 +1,4 @@
-"""Where a run's endpoint, token and format defaults come from (issue 4, cli.md §1).
+"""Where a run's endpoint, token and format defaults come from (issue 4, docs/cli.md, Profiles and settings).
 
 Precedence, highest first, each level skipped when empty:
 

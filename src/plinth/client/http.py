@@ -53,7 +53,7 @@ ResponseObserver = Callable[[PreparedRequest, Response], None]
 
 
 def join_url(endpoint: str, path: str) -> str:
-    """The official CLI's URL rule (cli.md §2): full URLs win, ``//host`` is scheme-relative,
+    """The official CLI's URL rule (CLI rest/client.js): full URLs win, ``//host`` is scheme-relative,
     otherwise endpoint (minus a trailing ``/``) + path (plus a leading ``/``)."""
     if path.startswith(("http://", "https://")):
         url = path

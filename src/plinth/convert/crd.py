@@ -1,4 +1,4 @@
-"""API items -> Kubernetes objects for the official operator's CRDs (api.md §8).
+"""API items -> Kubernetes objects for the official operator's CRDs (operator chart/templates/crd).
 
 ``to_crd(item_or_list, org) -> dict``: one object per item (a list gives
 ``{"kind": "list", "items": [...]}``, the exporter's list form). Decisions where the sources
@@ -15,7 +15,7 @@ are silent:
   status, a workload's health, origin, alias) are dropped, as the exporter "strips system
   fields";
 - ``tags`` stay at the top level (the schema has them there), values as strings;
-- a workload (kinds.md §1.21) lives in its GVC's namespace with ``org`` and ``gvc`` set, and its
+- a workload (operator Workload.yaml) lives in its GVC's namespace with ``org`` and ``gvc`` set, and its
   spec is the wire spec unchanged. The operator's schema types a few free-form wire objects as
   strings (``spec.extras.affinity``, ``extras.tolerations[]``, ``extras.topologySpreadConstraints[]``,
   ``sidecar.envoy.http[]``, ``envoy.network[]``); those stay objects here, since the operator passes
@@ -23,7 +23,7 @@ are silent:
   but is not admitted by that schema;
 - a secret is its type and metadata: its values (``data``) are never written, not even when the
   item holds them. The operator's own form of a secret, a core v1 ``Secret`` with base64 data
-  (kinds.md §2.8), would need them, so the ``secrets.cpln.io`` CRD form is used.
+  (operator pkg/cpln/secret.go), would need them, so the ``secrets.cpln.io`` CRD form is used.
 """
 
 from __future__ import annotations

@@ -1,15 +1,15 @@
-"""API items -> Terraform for the official provider's resources (api.md §7).
+"""API items -> Terraform for the official provider's resources (TF docs/resources).
 
 ``to_terraform(item_or_list) -> str``: one ``resource`` block per item, valid HCL. Kinds:
 ``cpln_org`` (its settings), ``cpln_gvc``, ``cpln_domain``, ``cpln_volume_set``,
 ``cpln_service_account``, ``cpln_group``, ``cpln_policy``, ``cpln_location`` (a BYOK location:
 ``cpln_custom_location``), ``cpln_ipset`` (``link`` and one ``location`` block per location),
 ``cpln_audit_context`` (name, description and tags: the provider only forgets one on destroy),
-``cpln_secret`` (without its values, kinds.md §2.7), ``cpln_cloud_account`` (one block named
+``cpln_secret`` (without its values, TF resource_secret.go), ``cpln_cloud_account`` (one block named
 after the provider: ``aws {role_arn}``, ``gcp {project_id}``, ``azure``/``ngs {secret_link}``),
 ``cpln_agent`` (name, description and tags),
-and in modules of their own ``cpln_workload`` (``terraform_workload``, kinds.md §1.20) and
-``cpln_identity`` (``terraform_identity``, kinds.md §3.3). The provider names members,
+and in modules of their own ``cpln_workload`` (``terraform_workload``, TF resource_workload.go) and
+``cpln_identity`` (``terraform_identity``, TF resource_identity.go). The provider names members,
 principals and targets relative to the org (``group/devs``, ``user/ada@example.com``; target
 links by name, with ``gvc`` beside them for GVC-scoped kinds), so links are written that way.
 Users have no resource (they join by invitation). Server-owned
@@ -158,7 +158,7 @@ def location(item: dict[str, Any]) -> Body:
 
 
 def _resource_of(kind: str, item: dict[str, Any]) -> str:
-    """The resource type of ``item``: the kind's, except a BYOK location's (kinds.md §4.2)."""
+    """The resource type of ``item``: the kind's, except a BYOK location's (TF resource_custom_location.go)."""
     if kind == "location" and item.get("origin") != "builtin":
         return "cpln_custom_location"
     return RESOURCES[kind][0]
@@ -176,7 +176,7 @@ def ipset(item: dict[str, Any]) -> Body:
 
 
 #: Secret types the provider takes as an attribute (a JSON string, or the dictionary's map); the
-#: others are blocks (kinds.md §2.7).
+#: others are blocks (TF resource_secret.go).
 SECRET_ATTRIBUTES = frozenset({"gcp", "docker", "azure-sdk", "dictionary"})
 
 
@@ -192,7 +192,8 @@ def secret(item: dict[str, Any]) -> Body:
     return body
 
 
-#: A cloud account's ``data`` field -> the provider's attribute in its block (kinds.md §5).
+#: A cloud account's ``data`` field -> the provider's attribute in its block
+#: (docs.controlplane.com/reference/cloudaccount).
 CLOUD_ACCOUNT_FIELDS = {"roleArn": "role_arn", "projectId": "project_id", "secretLink": "secret_link"}
 
 

@@ -1,4 +1,4 @@
-"""Identity items -> the provider's ``cpln_identity`` resource (kinds.md §3.3).
+"""Identity items -> the provider's ``cpln_identity`` resource (TF resource_identity.go).
 
 The provider names each provider block ``<provider>_access_policy`` and each resource list
 entry a repeated block (``network_resource``, ``native_network_resource``); inside them:

@@ -1,4 +1,4 @@
-"""Workload items -> the provider's ``cpln_workload`` resource (kinds.md §1.20).
+"""Workload items -> the provider's ``cpln_workload`` resource (TF resource_workload.go).
 
 The provider's layout differs from the wire in ways a generic camelCase -> snake_case walk
 gets wrong, so the mapping is spelled out as a table of shapes, one per wire object:
@@ -222,7 +222,7 @@ def workload(item: dict[str, Any]) -> Body:
     head: Body = [
         *common(item),
         Attribute("gvc", gvc_of(item) or ""),
-        # The API's default type (kinds.md §1.2); the provider requires the argument.
+        # The API's default type (types-ts workload.ts); the provider requires the argument.
         Attribute("type", spec.get("type") or "standard"),
     ]
     return head + body_of(spec, SPEC)

@@ -1,4 +1,4 @@
-"""The pieces every Terraform resource body is built from (api.md §7, kinds.md §1.20).
+"""The pieces every Terraform resource body is built from (TF docs/resources).
 
 Kept apart from ``terraform`` so that per-kind modules (``terraform_workload``) can use them
 while ``terraform`` imports those modules to fill its kind table, without an import cycle.

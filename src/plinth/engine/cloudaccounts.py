@@ -1,10 +1,10 @@
 """``GET /org/{org}/cloudaccount/-instructions/{provider}``: how to let the org into an account.
 
-The answer is ``{message, data: {cli: [...]}}`` (kinds.md §5.1): what ``cpln cloudaccount
+The answer is ``{message, data: {cli: [...]}}`` (CLI commands/cloudaccount.js): what ``cpln cloudaccount
 create-aws --how`` (and ``create-gcp --how``) prints, the message and then each command. The
 commands name the org (the AWS role ``cpln-{org}``, the GCP service account
-``cpln-{org}@cpln-prod01.iam.gserviceaccount.com``, the roles kinds.md §5.1 lists); they are
-what a user would run at the hosted platform. Plinth never uses the account (its status says
+``cpln-{org}@cpln-prod01.iam.gserviceaccount.com``, the roles the official CLI lists, CLI commands/cloudaccount.js);
+they are what a user would run at the hosted platform. Plinth never uses the account (its status says
 so), so the message says that too.
 """
 

@@ -2,7 +2,7 @@
 and which statuses a policy write refreshes.
 
 A workload reads the secrets it references through its identity, which must hold ``reveal`` on
-each (kinds.md §2.4): its status asks, for each reference, whether the identity holds it. The
+each (docs.controlplane.com/reference/secret): its status asks, for each reference, whether the identity holds it. The
 answer comes from the same policy decisions that authorize requests (``auth/policy.py``), read
 from a policy set cached per access generation, so asking costs no store read on most writes.
 

@@ -63,7 +63,7 @@ def permissions_schema(kind: str, org: str) -> dict[str, Any]:
 
 
 async def access_report(engine: Engine, info: RequestInfo, access: Access, policies: PolicySet) -> dict[str, Any]:
-    """Who holds which permission on an item, and through which policy (api.md §2.8)."""
+    """Who holds which permission on an item, and through which policy (docs.controlplane.com/reference/policy)."""
     t = engine.target(info)
     record = await engine.storage.get(t.key)
     if record is None:

@@ -1,4 +1,4 @@
-"""PATCH as the API defines it: a deep merge with directive keys (api.md §1, write semantics).
+"""PATCH as the API defines it: a deep merge with directive keys (CLI update/update.js; docs/api.md, PATCH).
 
 At any depth of the patch document:
 

@@ -1,4 +1,4 @@
-"""The wire query (api.md §4) -> a validated :class:`~plinth.storage.query.Filter`.
+"""The wire query (docs.controlplane.com/core/query) -> a validated :class:`~plinth.storage.query.Filter`.
 
 Accepted: ``{kind?, context?, fetch?: items|links, spec: {match?: all|any|none, terms?: [...],
 sort?: {by, order?: asc|desc}}}``. A term is ``{op?, property|rel|tag, value?}`` with ``op``

@@ -1,6 +1,6 @@
 """Parse an API path once into a :class:`RequestInfo` (org, parent GVC, kind, name, action).
 
-Shapes (api.md §0)::
+Shapes (docs/api.md, Paths and verbs)::
 
     /org                                   collection of orgs
     /org/{org}                             the org item

@@ -1,4 +1,4 @@
-"""User endpoints that are not plain verbs (api.md §2.5): ``POST .../user/-invite`` and
+"""User endpoints that are not plain verbs (types-ts user.ts): ``POST .../user/-invite`` and
 ``GET .../user/-for/email/{email}``. Both go through the engine, so the same rules, events
 and access generation apply as for any other write or read.
 

@@ -1,4 +1,4 @@
-"""A workload's runtime endpoints: its deployments and its commands (kinds.md §1.14, §1.15).
+"""A workload's runtime endpoints: its deployments and its commands (types-ts deployment.ts, command.ts).
 
 The runtime (``plinth.runtime``) says what deployments report and how a command ends; this
 module does everything else the way the engine does it for items: the workload and its GVC

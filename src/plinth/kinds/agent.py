@@ -1,4 +1,4 @@
-"""The ``agent`` kind (kinds.md §6): a network agent that links workloads to private networks.
+"""The ``agent`` kind (docs.controlplane.com/reference/agent): a network agent that links workloads to private networks.
 
 An agent has no ``spec``: only its description and tags are the client's. Its ``status`` is the
 server's: ``{protocolVersion: "v2", bootstrapConfig: {agentId, agentLink, hubEndpoint,

@@ -1,12 +1,12 @@
-"""The ``auditctx`` kind (kinds.md §7): a named context that audit events are written to and
-read from (the audit service itself is not Plinth's: ``/discovery`` names it, nothing serves it).
+"""The ``auditctx`` kind (docs.controlplane.com/reference/auditctx): a named context that audit events are written to
+and read from (the audit service itself is not Plinth's: ``/discovery`` names it, nothing serves it).
 
 An audit context has no ``spec``: only its description and tags are the client's. ``origin``
 (server-owned) is ``default`` for contexts clients create and ``builtin`` for ``cpln``, the
 context every org is created with (it receives the platform's own events), which no client may
 edit (``builtin_is_read_only``). ``status`` is ``{}``.
 
-Decisions where the sources disagree (kinds.md §7, Gap 14):
+Decisions where the sources disagree (docs.controlplane.com/reference/auditctx; docs/api.md, Audit contexts):
 
 - **Audit contexts are never deleted.** The official CLI has no delete command (it is
   commented out), the Terraform provider only forgets them, the vendor's runbook says there is

@@ -150,7 +150,7 @@ def _no_blockers(item: Item, ctx: KindContext) -> list[str]:
 
 
 def default_name_rule(name: str) -> str | None:
-    """The common name rule (api.md §1); returns a message, or ``None`` when the name is fine."""
+    """The common name rule (TF validators/name_validator.go); returns a message, or ``None`` when the name is fine."""
     from plinth.meta import NAME_MAX, NAME_PATTERN
 
     if len(name) > NAME_MAX:

@@ -4,11 +4,11 @@ Both read ``minute hour day-of-month month day-of-week``; each field takes ``*``
 ``N-M``, ``*/S``, ``N-M/S`` and comma lists of these, with month and weekday names
 (``jan``, ``mon``) in any case.
 
-- **Snapshot schedules** (:func:`schedule_problem`, api.md §2.4) fire at most once an hour:
-  the minute field must be one number (0-59). Weekday 7 is Sunday, as in most crons. Macros
+- **Snapshot schedules** (:func:`schedule_problem`, docs.controlplane.com/reference/volumeset) fire at most once an
+  hour: the minute field must be one number (0-59). Weekday 7 is Sunday, as in most crons. Macros
   such as ``@hourly`` are not accepted: the platform documents 5 fields.
 - **Kubernetes schedules** (:func:`kubernetes_schedule_problem`, a cron workload's
-  ``job.schedule``, kinds.md §1.10) accept what a Kubernetes CronJob accepts, which is what
+  ``job.schedule``, types-ts cronjob.ts) accept what a Kubernetes CronJob accepts, which is what
   its validation's parser (robfig/cron ``ParseStandard``) accepts: every field in the full
   syntax above, ``?`` as a synonym of ``*``, ``N/S`` meaning ``N-<max>/S``, weekdays 0-6
   (that parser has no weekday 7), the macros ``@yearly``, ``@annually``, ``@monthly``,

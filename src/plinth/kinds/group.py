@@ -1,4 +1,4 @@
-"""The ``group`` kind (api.md §2.7): users and service accounts that policies name together.
+"""The ``group`` kind (types-ts group.ts): users and service accounts that policies name together.
 
 Top-level fields beyond the envelope:
 
@@ -13,7 +13,7 @@ Top-level fields beyond the envelope:
   the server creates (``superusers``, ``viewers``); ``synthetic`` is reserved for groups the
   server derives. Clients never set it: it is dropped from every body, set to ``default`` on
   create and carried over on update. A built-in group cannot be deleted, but its members can
-  be edited (api.md); the engine enforces the delete rule.
+  be edited (docs.controlplane.com/reference/group); the engine enforces the delete rule.
 
 Decisions where the sources are silent:
 

@@ -1,4 +1,4 @@
-"""The ``image`` kind (kinds.md §10.1): the container images of the org's registry.
+"""The ``image`` kind (docs.controlplane.com/reference/image): the container images of the org's registry.
 
 On the platform an image record is created by pushing to ``{org}.registry.cpln.io``; its name
 is ``NAME:TAG`` and ``repository``, ``tag``, ``manifest`` and ``digest`` are the registry's.
@@ -9,7 +9,7 @@ Plinth serves no registry, so:
   (``cpln image get``, ``query``, policies with ``targetKind: image``) work, and see an empty
   registry.
 - ``POST /org/{org}/image`` is refused with **403** "You can create an image only by pushing"
-  (kinds.md §10.1), whatever the caller's permissions; PUT is a 405 (images are never applied).
+  (docs.controlplane.com/reference/image), whatever the caller's permissions; PUT is a 405 (images are never applied).
 - Were one to exist, only ``description`` and ``tags`` would be the client's (``repository``,
   ``tag``, ``manifest`` and ``digest`` are server-owned), as the platform documents.
 - No Terraform resource (``-o tf`` is a 400). Permissions: ``create`` (= push, implies ``pull``),

@@ -5,7 +5,7 @@ Used by the user, group and policy kinds and by the engine's PATCH (``$drop`` of
 
 - :func:`canonical_link` is the one identity of a link: the full ``/org/...`` form with a
   user's email lowercased; :func:`names_item` and :func:`link_kind` read a link in either form;
-- a user's name is its email address in lowercase (api.md §2.5: member and principal links
+- a user's name is its email address in lowercase (types-ts user.ts: member and principal links
   are ``/org/{org}/user/{email}``, built by the CLI from the email); :func:`user_name_problem`
   is the one rule for a user's name, its ``email`` and the name in a user link;
 - :func:`normalise_links` lowercases the email in user links and keeps each linked item once

@@ -1,14 +1,14 @@
 """The one permission table: what a policy may grant on each kind, and what each grant implies.
 
-Every kind that a policy can target (api.md §3, "kinds with permission schemas") has an
+Every kind that a policy can target (docs.controlplane.com/reference/policy, "kinds with permission schemas") has an
 entry, whether Plinth serves it yet or not, so a policy written for the official platform
 (``targetKind: workload``, ``permissions: [exec]``) applies unchanged. Served kinds take their
 ``permissions``/``implied`` fields from here (``**permission_fields("gvc")``), and the policy
 kind validates bindings against the same entries, so a permission exists in exactly one place.
 
-Sources, in order of preference: the confirmed tables of api.md §3 (policy, serviceaccount,
-auditctx); the vendor's own access-control runbook (the "AI" source of api.md, whose permission
-matrix lists workload, secret, identity, image, org, user and gvc in full); otherwise the default
+Sources, in order of preference: the confirmed tables of docs.controlplane.com/reference/policy (policy, serviceaccount,
+auditctx); the vendor's own access-control runbook (controlplane-com/ai-plugin ``skills/access-control``, whose
+permission matrix lists workload, secret, identity, image, org, user and gvc in full); otherwise the default
 set ``create, delete, edit, manage, view``. Where the sources differ from that default:
 
 - ``org`` has no ``create``/``delete`` (creating an org is the server-admin right, and orgs are
@@ -16,12 +16,12 @@ set ``create, delete, edit, manage, view``. Where the sources differ from that d
   ``readMetrics``, ``readUsage`` and ``viewAccessReport``;
 - ``user`` has no ``create`` (users join by invitation) and adds ``impersonate`` and ``invite``;
 - ``auditctx`` has no ``delete``;
-- ``location`` has no ``delete`` and adds ``use`` (kinds.md §4.3, §11); deleting a BYOK
-  location needs ``manage`` (``KindSpec.delete_permission``; kinds.md gap 15).
+- ``location`` has no ``delete`` and adds ``use`` (docs.controlplane.com/reference/location); deleting a BYOK
+  location needs ``manage`` (``KindSpec.delete_permission``; TF resource_custom_location.go deletes BYOK locations).
 - ``cloudaccount`` adds ``browse`` (implies ``view``; ``edit`` implies it), and ``agent`` adds
-  ``use`` (implies ``view``) (kinds.md §5.2, §6, §11);
+  ``use`` (implies ``view``) (docs.controlplane.com/reference/cloudaccount; docs.controlplane.com/reference/agent);
 - ``secret`` adds ``reveal`` (read the values; implied by ``edit``) and ``use``, each implying
-  ``view`` (kinds.md §2.6).
+  ``view`` (docs.controlplane.com/reference/secret).
 
 Implications are direct (``image``: ``create`` -> ``pull`` -> ``view``); :func:`implied_closure`
 follows them transitively. The rules every entry keeps: ``edit`` implies ``view``; ``manage``
@@ -78,7 +78,7 @@ def _entry(
 
 _EXEC = "Execute commands"
 
-#: Kind name -> its permissions. Every targetable kind of api.md §3, served or not.
+#: Kind name -> its permissions. Every targetable kind of docs.controlplane.com/reference/policy, served or not.
 PERMISSIONS: Mapping[str, KindPermissions] = MappingProxyType(
     {
         "agent": _entry(

@@ -1,4 +1,5 @@
-"""The ``policy`` kind (api.md §2.8, §3): permissions on items of one kind, granted to principals.
+"""The ``policy`` kind (docs.controlplane.com/reference/policy): permissions on items of one kind, granted to
+principals.
 
 Top-level fields beyond the envelope:
 

@@ -1,9 +1,9 @@
-"""The Query object a spec may embed (api.md §4), e.g. a GVC's ``staticPlacement.locationQuery``.
+"""The Query object a spec may embed (docs.controlplane.com/core/query), e.g. a GVC's ``staticPlacement.locationQuery``.
 
 Only its shape is checked here; what a query selects is the engine's business. A term
 names exactly one subject (``property``, ``rel`` or ``tag``); ``exists``/``!exists`` take
 no value. ``kind`` is kept as a free string because clients are known to send odd values
-there (api.md §4); an embedding kind may narrow it.
+there (docs.controlplane.com/core/query); an embedding kind may narrow it.
 """
 
 from __future__ import annotations

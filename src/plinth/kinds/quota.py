@@ -1,4 +1,5 @@
-"""The ``quota`` kind (kinds.md §9): how many items of a kind an org, or each of its GVCs, may hold.
+"""The ``quota`` kind (docs.controlplane.com/reference/quota): how many items of a kind an org, or each of its GVCs,
+may hold.
 
 Quotas are the server's: no client creates or deletes one. Each is addressed by its **id**
 (``GET /org/{org}/quota/{id}``), since names repeat: there is one ``workloads-per-gvc`` quota per
@@ -11,7 +12,7 @@ create and delete of the kind they count (``engine/quotas.py``). Only ``max`` is
 (a PATCH); ``name``, ``description``, ``unit``, ``dimensions``, ``current`` and ``origin`` are
 server-owned and dropped from a body like any server field. Quotas carry no ``tags``.
 
-Where the sources are silent (kinds.md §9): the default maxima below are Plinth's choice,
+Where the sources are silent (docs.controlplane.com/reference/quota): the default maxima below are Plinth's choice,
 generous enough that a team never meets them by accident and low enough that a runaway script
 does; a ``max`` lowered below ``current`` is accepted (nothing is removed; creates are refused
 until enough items are deleted).
@@ -77,7 +78,8 @@ def quota_fields(quota: QuotaDefinition, gvc: str | None, current: int) -> dict[
 
 
 def exceeded_message(quota: QuotaDefinition, gvc: str | None, max_items: int | None) -> str:
-    """The 429's message; it names the quota, as clients look for "quota" in it (kinds.md §9)."""
+    """The 429's message; it names the quota, as clients look for "quota" in it
+    (docs.controlplane.com/reference/quota)."""
     where = f"GVC '{gvc}'" if quota.per_gvc else "the org"
     limit = f" of {max_items} {quota.unit}" if max_items is not None else ""
     return f"Quota '{quota.name}'{limit} for {where} is exhausted; delete some or raise the quota's max"

@@ -1,4 +1,5 @@
-"""The ``serviceaccount`` kind (api.md §2.6): a non-human principal that calls the API with keys.
+"""The ``serviceaccount`` kind (docs.controlplane.com/reference/serviceaccount): a non-human principal that calls the
+API with keys.
 
 Beyond the envelope a service account has two server-owned top-level fields:
 
@@ -14,7 +15,8 @@ Beyond the envelope a service account has two server-owned top-level fields:
   on update.
 
 ``AddKeyRequest`` is the body of ``-addKey``: ``{description}``, required, at most 250
-characters (api.md §2.6), with no leading or trailing whitespace (the common description rule).
+characters (docs.controlplane.com/reference/serviceaccount), with no leading or trailing whitespace (the common
+description rule).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The ``tracing`` block shared by the org and GVC specs (api.md §2.2; Gvc.yaml, Org.yaml).
+"""The ``tracing`` block shared by the org and GVC specs (types-ts gvc.ts; Gvc.yaml, Org.yaml).
 
 ``{sampling 0-100, provider: {otel | lightstep | controlplane}, customTags}``; the older
 top-level ``lightstep`` form is still accepted because existing items carry it. A tracing

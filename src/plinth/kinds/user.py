@@ -1,4 +1,4 @@
-"""The ``user`` kind (api.md §2.5): a person who belongs to an org and signs in through an IdP.
+"""The ``user`` kind (types-ts user.ts): a person who belongs to an org and signs in through an IdP.
 
 A user's ``name`` is its email address, in lowercase. The official CLI builds member and
 principal links from the email (``/org/{org}/user/{email}``), so making the email the name
@@ -10,7 +10,7 @@ cannot. Links by user id (which the official API also accepts) are not accepted.
 
 Decisions where the sources are silent:
 
-- Users have no ``description`` (api.md) and no ``spec``; they carry ``tags``, ``email`` and
+- Users have no ``description`` (types-ts user.ts) and no ``spec``; they carry ``tags``, ``email`` and
   ``idp``. ``idp`` (the identity provider the user signs in with, e.g. ``google.com``) is a
   client-settable optional string of 1 to 250 characters.
 - Users join by invitation (``POST .../user/-invite``), never by POST on the collection, so

@@ -8,7 +8,7 @@ of the engine, the kinds or the store:
   its endpoints);
 - its commands (``runCronWorkload``, ``stopReplica``) as stored, oldest first.
 
-A runtime answers with the deployment documents of kinds.md §1.14 (one per location), a
+A runtime answers with the deployment documents of types-ts deployment.ts (one per location), a
 summary for the workload's ``status``, and the lifecycle a new command enters. The engine
 stores what it must keep (commands); a runtime may keep its own state elsewhere (a cluster).
 """

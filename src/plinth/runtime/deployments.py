@@ -1,9 +1,10 @@
-"""Deployment documents (kinds.md §1.14), built the same way by every runtime here.
+"""Deployment documents (types-ts deployment.ts), built the same way by every runtime here.
 
 A deployment is one location's view of a workload: ``name`` is the location, ``status`` says
 which workload version it processed, whether it is ready, and what each version runs. The
-official CLI reads ``status.ready``, ``status.internal.syncFailed`` (with no null check when
-ready), ``lastProcessedVersion``, ``expectedDeploymentVersion`` and ``versions[].workload`` /
+official CLI reads ``status.ready``, ``status.internal.syncFailed`` (with no null check on
+``internal`` when ready, so ``internal`` is always an object, ``{}`` here),
+``lastProcessedVersion``, ``expectedDeploymentVersion`` and ``versions[].workload`` /
 ``versions[].ready`` to decide whether a workload is ready at its latest version
 (``cpln apply --ready``, ``cpln workload get``), and ``status.jobExecutions`` for cron.
 ``status.remote`` (the location's data-plane URL, used for replica listing and exec) is left
@@ -86,7 +87,10 @@ def deployment_doc(
         "endpoint": location_endpoint(placement, location),
         "lastProcessedVersion": processed,
         "expectedDeploymentVersion": workload["version"],
-        "internal": {"syncFailed": False},
+        # Empty unless there is something to say: the official CLI reads ``internal.syncFailed``
+        # with no null check (so the object is always there, and a missing key reads as false),
+        # and the Python SDK cpln-py refuses keys it does not know inside ``internal``.
+        "internal": {},
         "ready": ready,
         "deploying": False,
         "message": message,

@@ -130,7 +130,7 @@ async def _reveal(svc: Services, call: ActionCall) -> Reply:
 async def _secrets_for_type(svc: Services, call: ActionCall) -> Reply:
     """What ``-query`` answers for ``type = {type}``; an unknown type names nothing (404, naming
     the types), as an unknown provider's instructions do. The path is only in the CLI's map
-    (kinds.md gap 20): this is Plinth's reading of it."""
+    (CLI rest/map.js), with no stated meaning: this is Plinth's reading of it."""
     kind = call.params["type"]
     if kind not in SECRET_TYPES:
         raise NotFound(f"Unknown secret type '{kind}': one of {', '.join(SECRET_TYPES)}", {"type": kind})

@@ -9,7 +9,7 @@ from plinth.server.http import Request
 from plinth.server.settings import Settings
 from plinth.storage.base import Storage, StorageError
 
-#: Every service the official discovery document names (api.md §6); all point at this server.
+#: Every service the official discovery document names (types-ts discovery.ts); all point at this server.
 DISCOVERY_SERVICES = (
     "billing", "console", "browser", "hub", "registry", "audit", "logs", "metrics", "metrics-ng",
     "tracing", "byok", "metering", "billing-ng", "grafana", "mcp",

@@ -1,6 +1,6 @@
 """A backend-neutral, already-validated query: what the storage backends compile to SQL.
 
-The engine parses the wire query (api.md §4) into these values and rejects anything it cannot
+The engine parses the wire query (docs.controlplane.com/core/query) into these values and rejects anything it cannot
 express; backends translate them, so both evaluate exactly the same semantics
 (``evaluate.py`` is the same semantics in plain Python, and the conformance suite checks
 both backends against it):

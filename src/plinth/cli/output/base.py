@@ -6,7 +6,7 @@ returns; the writer adds the final newline (``console.log`` does the same in the
 
 Two formats (``tf`` and ``crd``) render what an exporter returned rather than the response
 itself; they say so with ``export_service``, and the ``rest`` command fetches that document
-first (cli.md §4 tf/crd). The formatter stays pure.
+first (docs/cli.md, Output formats: ``tf``, ``crd``). The formatter stays pure.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Per-kind table columns for ``-o text``, as the official CLI's models define them (cli.md §4).
+"""Per-kind table columns for ``-o text``, as the official CLI's models define them (docs/cli.md, Output formats).
 
 A model is a list of :class:`Column`; each cell function receives the item and the render
 context and returns a string (empty when the value is missing). A model that cannot read
@@ -292,7 +292,7 @@ MODELS: dict[str, list[Column]] = {
     ],
     # READY is ``status.readyLatest``, which the server never sends: only the typed
     # ``cpln workload get`` adds it, from the deployments. ``rest get`` does not, so the
-    # column is empty for what a server returns (kinds.md §1.13).
+    # column is empty for what a server returns (types-ts workload.ts).
     "workload": [
         NAME,
         DESCRIPTION,
@@ -334,7 +334,7 @@ MODELS: dict[str, list[Column]] = {
         CREATED,
         TAGS,
     ],
-    # One row per location (kinds.md §1.14); STATUS lists every key of ``status``.
+    # One row per location (types-ts deployment.ts); STATUS lists every key of ``status``.
     "deployment": [
         Column("NAME/LOCATION", field("name")),
         Column("MODIFIED", last_modified),

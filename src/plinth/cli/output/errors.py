@@ -1,4 +1,4 @@
-"""How a failed request is shown on standard error, per ``-o`` (cli.md §6).
+"""How a failed request is shown on standard error, per ``-o`` (docs/cli.md, Output formats).
 
 The printed object E is the server's error body when it has a ``status``, else
 ``{status, message}``, or ``{code, message}`` when no answer came. It is wrapped in a

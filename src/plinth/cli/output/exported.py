@@ -1,4 +1,4 @@
-"""``tf`` and ``crd``: render what the terraform or k8s-crd exporter returned (cli.md §4).
+"""``tf`` and ``crd``: render what the terraform or k8s-crd exporter returned (docs/cli.md, Output formats).
 
 The ``rest`` command fetches ``{exporter}{self link}`` first (``export_service`` names the
 discovery key); these functions only lay the answer out:

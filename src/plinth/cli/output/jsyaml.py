@@ -6,7 +6,35 @@ mappings and sequences, the scalar style choice (plain, single-quoted, literal `
 ``>`` at 80 columns, double-quoted with escapes), and the implicit-type check that makes
 ``'true'``, ``'0'`` or ``'2025-01-01'`` come out quoted. Keys are emitted in the order given;
 callers sort them first (``keyorder.sort_deep``).
+
+Ported from js-yaml 4 (``lib/dumper.js`` of https://github.com/nodeca/js-yaml; the official CLI
+3.10.1 asks for ``js-yaml ^4.1.1``), under js-yaml's MIT licence, whose notice follows.
 """
+
+# js-yaml's licence notice, carried with this port as the licence asks (the console's vendored
+# copy of js-yaml carries the same text: plinth/console/static/vendor/js-yaml.LICENSE):
+#
+# (The MIT License)
+#
+# Copyright (C) 2011-2015 by Vitaly Puzrin
+#
+# Permission is hereby granted, free of charge, to any person obtaining a copy
+# of this software and associated documentation files (the "Software"), to deal
+# in the Software without restriction, including without limitation the rights
+# to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+# copies of the Software, and to permit persons to whom the Software is
+# furnished to do so, subject to the following conditions:
+#
+# The above copyright notice and this permission notice shall be included in
+# all copies or substantial portions of the Software.
+#
+# THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+# IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+# FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+# AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+# LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+# OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN
+# THE SOFTWARE.
 
 from __future__ import annotations
 

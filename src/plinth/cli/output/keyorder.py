@@ -1,4 +1,4 @@
-"""The official CLI's key order (cli.md §4), applied to every object at every depth.
+"""The official CLI's key order (docs/cli.md, Output formats), applied to every object at every depth.
 
 Known envelope keys go first or last in a fixed order; everything else sits in between in
 plain code-unit order, which is what JavaScript's ``<`` on strings gives (Python compares

@@ -2,7 +2,7 @@
 
 Slim drops the server-owned fields listed in ``plinth.meta.SLIM_DROPPED`` from each top-level
 item (each element of a list's ``items``, or of a bare array) and the
-``cpln/deployTimestamp`` tag; nested objects are not touched (cli.md §4).
+``cpln/deployTimestamp`` tag; nested objects are not touched (docs/cli.md, Output formats).
 """
 
 from __future__ import annotations

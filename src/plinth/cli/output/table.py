@@ -1,6 +1,6 @@
 """Draw a table the way the npm ``table`` package does with the official CLI's settings.
 
-Settings (cli.md §4): no left padding, one space of right padding, horizontal lines only at
+Settings (docs/cli.md, Output formats): no left padding, one space of right padding, horizontal lines only at
 the top, under the header and at the bottom; ``ramac`` ASCII borders for pipes, ``norc``
 box-drawing borders on a terminal. Column width is the widest line of any cell, measured in
 terminal columns (East Asian wide characters count two).

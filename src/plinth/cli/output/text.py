@@ -1,4 +1,4 @@
-"""``text``: a table with the kind's columns, or indented JSON when no model fits (cli.md §4)."""
+"""``text``: a table with the kind's columns, or indented JSON when no model fits (docs/cli.md, Output formats)."""
 
 from __future__ import annotations
 

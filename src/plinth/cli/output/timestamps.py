@@ -1,4 +1,4 @@
-"""The CREATED column's renderings for ``--ts iso|local|age`` (cli.md §4 Timestamps).
+"""The CREATED column's renderings for ``--ts iso|local|age`` (docs/cli.md, Output formats: ``--ts``).
 
 ``age`` follows the npm ``humanize-duration`` package as the official CLI calls it: the
 duration is floored to whole minutes, then only the largest unit is shown, floored. Its

@@ -1,4 +1,5 @@
-"""The ``cloudaccount`` kind (kinds.md §5): the org's link to an account at a cloud provider.
+"""The ``cloudaccount`` kind (docs.controlplane.com/reference/cloudaccount): the org's link to an account at a cloud
+provider.
 
 Top-level fields: ``provider`` (``aws``, ``gcp``, ``azure`` or ``ngs``; immutable: delete and
 recreate, as the Terraform provider does) and ``data``, whose shape the provider decides

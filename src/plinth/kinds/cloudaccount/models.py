@@ -1,4 +1,4 @@
-"""The top-level fields of a cloud account (kinds.md §5.1): ``provider`` and ``data``.
+"""The top-level fields of a cloud account (types-ts cloudaccount.ts): ``provider`` and ``data``.
 
 ``data``'s shape depends on ``provider``, so the schema takes any object and ``rules.py`` judges
 it per provider, with every problem at its JSON path.

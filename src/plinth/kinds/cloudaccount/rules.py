@@ -1,4 +1,4 @@
-"""A cloud account's ``data`` per provider, its secret link, and its status (kinds.md §5.1)."""
+"""A cloud account's ``data`` per provider, its secret link, and its status (types-ts cloudaccount.ts)."""
 
 from __future__ import annotations
 

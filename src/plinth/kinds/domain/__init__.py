@@ -1,4 +1,4 @@
-"""The ``domain`` kind (api.md §2.3): an org-scoped FQDN routed to a GVC or to workloads.
+"""The ``domain`` kind (docs.controlplane.com/reference/domain): an org-scoped FQDN routed to a GVC or to workloads.
 
 Package layout, one job per module (this module only declares the kind):
 

@@ -1,7 +1,7 @@
-"""The DNS records a user must publish for a domain: ``status.dnsConfig`` (api.md §2.3).
+"""The DNS records a user must publish for a domain: ``status.dnsConfig`` (docs.controlplane.com/reference/domain).
 
 Plinth does not run DNS, so these records are instructions, derived only from the spec, the
-name, the org and the served GVC's alias. Decisions where api.md is silent:
+name, the org and the served GVC's alias. Decisions where the sources are silent:
 
 - ``host`` is the fully qualified record name (``app.example.com``), never zone-relative.
 - cname mode: a CNAME to ``{gvcAlias}.t.{base}`` once a GVC with an alias is known: at
@@ -12,7 +12,7 @@ name, the org and the served GVC's alias. Decisions where api.md is silent:
   (``--base-domain``, ``cpln.app`` unless set: the platform's, so records look as there).
 - ns mode: the four NS records at the domain; the challenge lives in the delegated zone.
 - Every domain except ``.internal`` ones gets the ownership TXT ``_cpln.{apex}`` whose value
-  is the org name (api.md lists the org name or GUID as proof; TTL 600).
+  is the org name (docs.controlplane.com/reference/domain takes the org name or GUID as proof; TTL 600).
 - TTLs: CNAME 300 s, NS 3600 s, TXT 600 s.
 """
 

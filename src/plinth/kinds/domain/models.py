@@ -1,8 +1,9 @@
-"""The shape of a domain's ``spec`` (api.md §2.3, CRD ``domains.cpln.io``), as pydantic models.
+"""The shape of a domain's ``spec`` (docs.controlplane.com/reference/domain, CRD ``domains.cpln.io``), as pydantic
+models.
 
 These models hold the per-field rules only: types, enums, bounds, character sets, the
-defaults api.md gives as API defaults. Rules that relate two fields (exactly one of
-``prefix``/``regex``, ``.internal`` restrictions, limits that depend on tags, ...) live in
+defaults the sources give as API defaults (types-ts domain.ts, TF resource_domain.go). Rules that relate two fields
+(exactly one of ``prefix``/``regex``, ``.internal`` restrictions, limits that depend on tags, ...) live in
 ``rules`` and ``route_rules`` so that they are reported together, with precise paths, in
 one list.
 
@@ -45,12 +46,12 @@ CipherSuite = Literal[
     "AES128-SHA",
     "AES256-SHA",
 ]
-#: The full enum (21), in the order api.md lists it.
+#: The full enum (21), in the order types-ts domain.ts lists it.
 CIPHER_SUITES: tuple[CipherSuite, ...] = get_args(CipherSuite)
-#: The API's default set: the first eight of the enum (api.md §2.3, from TF).
+#: The API's default set: the first eight of the enum (docs.controlplane.com/reference/domain, from TF).
 DEFAULT_CIPHER_SUITES: tuple[CipherSuite, ...] = CIPHER_SUITES[:8]
 
-#: The only variables a ``headers.request.set`` value may use (api.md §2.3, from AI).
+#: The only variables a ``headers.request.set`` value may use (docs.controlplane.com/reference/domain, from AI).
 HEADER_VARIABLES: frozenset[str] = frozenset(
     {"REQUESTED_SERVER_NAME", "DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT", "START_TIME"}
 )
@@ -113,7 +114,7 @@ HeaderValue = Annotated[str, AfterValidator(_check_header_value)]
 
 
 class SecretRef(BaseModel):
-    """A certificate held in a secret (TLS or keypair type; api.md says the sources disagree)."""
+    """A certificate held in a secret (TLS or keypair type; TF and docs.controlplane.com/reference/domain disagree)."""
 
     model_config = _CONFIG
     secret_link: NonEmpty
@@ -165,7 +166,7 @@ class Mirror(BaseModel):
 
 
 class Canary(BaseModel):
-    """Weight 0 keeps the entry but sends it no traffic (api.md §2.3)."""
+    """Weight 0 keeps the entry but sends it no traffic (docs.controlplane.com/reference/domain)."""
 
     model_config = _CONFIG
     workload_link: NonEmpty

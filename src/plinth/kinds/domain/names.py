@@ -1,6 +1,6 @@
 """What a domain's name (its FQDN) may be, and the facts other domain rules derive from it.
 
-Decisions where api.md is silent:
+Decisions where the sources are silent:
 
 - Names are stored lowercase and without a trailing dot. An upper-case or dot-terminated
   name is rejected with a message saying so, rather than silently rewritten, because the

@@ -3,13 +3,14 @@
 The defaults below depend on other fields or on the name, so the models cannot declare them.
 They are written into the stored spec, which makes a stored domain re-validate to itself.
 
-- ``dnsMode``: ``ns`` when ``gvcLink`` is set (api.md, from the vendor's runbooks), unless
+- ``dnsMode``: ``ns`` when ``gvcLink`` is set (AI ``skills/domain``), unless
   ``ns`` would be rejected for this domain (an apex or ``.internal`` name, or an explicit
   ``certChallengeType: http01``); ``cname`` otherwise. A default never causes an error.
 - ``certChallengeType``: ``dns01`` where ``http01`` is not allowed (``ns`` mode, a spec-level
   ``workloadLink``); ``http01`` for other ``cname`` domains; left unset on ``.internal``
   domains, which forbid the field.
-- routes with neither ``prefix`` nor ``regex`` get ``prefix: /`` (api.md: the default is ``/``).
+- routes with neither ``prefix`` nor ``regex`` get ``prefix: /`` (docs.controlplane.com/reference/domain: the default
+  is ``/``).
 - port 443 with ``http``/``http2`` gets the default TLS block when it has none.
 - cors ``allowHeaders``/``exposeHeaders`` are lowercased, keeping the first of any names that
   become equal, since header names are case-insensitive.

@@ -1,6 +1,7 @@
-"""Rules about a domain's routes (api.md §2.3, routes[]), each error with the route field's path.
+"""Rules about a domain's routes (docs.controlplane.com/reference/domain, routes[]), each error with the route
+field's path.
 
-Decisions where api.md is silent:
+Decisions where the sources are silent:
 
 - Two routes clash when they match the same way (the same ``prefix``, or the same ``regex``)
   on the same host selector (``hostPrefix``/``hostRegex``, or neither). The later one is

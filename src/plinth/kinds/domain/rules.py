@@ -1,11 +1,11 @@
-"""The cross-field rules of a domain (api.md §2.3): every violation, each with its JSON path.
+"""The cross-field rules of a domain (docs.controlplane.com/reference/domain): every violation, each with its JSON path.
 
 Runs after ``prepare``, so ``dnsMode`` is always set and defaults are in place. Rules that
 only a dedicated load balancer can satisfy (ports other than 80/443, ``tcp``, ``acceptAllHosts``,
-host-matched routes) are not errors here: they pass the schema, so api.md puts them in
+host-matched routes) are not errors here: they pass the schema, so they go in
 ``status.warning`` (see ``status``).
 
-Decisions where api.md is silent:
+Decisions where the sources are silent:
 
 - On an ``.internal`` domain every ``http``/``http2`` port needs ``tls.serverCertificate``
   (no public authority can issue a certificate for it); ``tcp`` ports ignore ``tls``.

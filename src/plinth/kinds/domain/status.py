@@ -1,7 +1,8 @@
-"""A domain's server-computed ``status`` (api.md §2.3): a pure function of the item and the GVC it serves.
+"""A domain's server-computed ``status`` (docs.controlplane.com/reference/domain): a pure function of the item and
+the GVC it serves.
 
 No clock, no randomness, no DNS lookups: the same item and the same GVC always give the same
-status. Decisions where api.md is silent:
+status. Decisions where the sources are silent:
 
 - ``status``: ``usedByGvc`` when the served GVC names this domain in its legacy
   ``spec.domain``; else ``warning`` when a dedicated-load-balancer warning applies; else the
@@ -21,7 +22,7 @@ status. Decisions where api.md is silent:
   route's prefix as the path (regex routes have no literal path, so none).
 - ``fingerprint``: the SHA-256 of the spec's canonical JSON (sorted keys, no spaces).
 - ``warning``: settings that pass the schema but need a GVC with a dedicated load balancer
-  (api.md: ports other than 80 and 443, ``tcp``, ``acceptAllHosts``, routes matched by
+  (docs.controlplane.com/reference/domain: ports other than 80 and 443, ``tcp``, ``acceptAllHosts``, routes matched by
   ``hostPrefix``/``hostRegex``), in one sentence. They are warnings, not errors, because the
   GVC's load balancer can change after the domain is written (the engine refreshes a
   domain's status when its GVC changes). They are silent only when the served GVC is known

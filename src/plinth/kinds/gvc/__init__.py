@@ -1,4 +1,4 @@
-"""The ``gvc`` kind (api.md §2.2): a global virtual cloud, the home of workloads and volume sets.
+"""The ``gvc`` kind (types-ts gvc.ts): a global virtual cloud, the home of workloads and volume sets.
 
 Decisions where the sources are silent:
 

@@ -1,4 +1,4 @@
-"""The GVC spec schema (api.md §2.2; Gvc.yaml for the nested shapes).
+"""The GVC spec schema (types-ts gvc.ts; Gvc.yaml for the nested shapes).
 
 Defaults are filled only inside blocks the client sent (``loadBalancer.dedicated`` and
 ``loadBalancer.trustedProxies`` when ``loadBalancer`` is present): adding whole blocks the

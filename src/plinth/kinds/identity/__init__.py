@@ -1,4 +1,4 @@
-"""The ``identity`` kind (kinds.md §3): what a workload of one GVC acts as towards cloud
+"""The ``identity`` kind (docs.controlplane.com/reference/identity): what a workload of one GVC acts as towards cloud
 providers, NATS and private network resources.
 
 An identity has no ``spec``: its blocks are top-level fields, all optional (an identity made by
@@ -12,7 +12,7 @@ a workload uses is a 409 naming the workloads (``workload.protects``).
 Package layout: ``models`` (the schema and the one-object shape rules), ``rules`` (the
 cross-field rules), ``links`` (the links it holds), ``status`` (the computed status).
 
-Decisions where the sources are silent or disagree (kinds.md §3, Gaps 13 and 19):
+Decisions where the sources are silent or disagree (docs.controlplane.com/reference/identity; docs/api.md, Identities):
 
 - Links to cloud accounts, agents and clusters need not exist (those kinds are not served):
   they are checked for shape, org and kind, and stored in their full ``/org/...`` form.

@@ -1,4 +1,4 @@
-"""The identity's top-level schema (kinds.md §3.1): its provider blocks and network resources.
+"""The identity's top-level schema (types-ts identity.ts): its provider blocks and network resources.
 
 Single-field rules live here (bounds, patterns, enums, addresses), and so do the "one of these
 shapes" rules of one object (``OneOfModel``: an AWS block names a role or policies, a GCP
@@ -19,7 +19,7 @@ from pydantic import AfterValidator, Field
 from plinth.kinds.domain.names import domain_name_rule
 from plinth.kinds.spec_model import NonEmptyStr, OneOfModel, SpecModel, TopLevelModel, matching
 
-#: Network resources and native network resources, each list (kinds.md §3.1).
+#: Network resources and native network resources, each list (types-ts identity.ts).
 RESOURCES_MAX = 50
 #: IP addresses of one network resource.
 IPS_MIN, IPS_MAX = 1, 5
@@ -60,7 +60,7 @@ Ttl = Annotated[
 ]
 IPv4 = Annotated[str, AfterValidator(_check_ipv4)]
 Fqdn = Annotated[str, AfterValidator(_check_fqdn)]
-#: A port a network resource exposes (0 to 65535, kinds.md §3.1).
+#: A port a network resource exposes (0 to 65535, types-ts identity.ts).
 ResourcePort = Annotated[int, Field(ge=0, le=65535)]
 Ports = Annotated[list[ResourcePort], Field(min_length=PORTS_MIN, max_length=PORTS_MAX)]
 Roles = Annotated[list[NonEmptyStr], Field(min_length=1)]

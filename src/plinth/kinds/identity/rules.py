@@ -1,4 +1,4 @@
-"""An identity's cross-field rules (kinds.md §3.1), each finding at its JSON path:
+"""An identity's cross-field rules (types-ts identity.ts), each finding at its JSON path:
 
 - ``aws.trustPolicy`` only beside ``aws.policyRefs`` (the role Control Plane creates gets that
   trust policy; an existing ``roleName`` keeps its own);

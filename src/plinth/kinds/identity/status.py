@@ -1,4 +1,4 @@
-"""An identity's status (computed, never sent; kinds.md §3.1: ``{objectName, aws, gcp, azure}``).
+"""An identity's status (computed, never sent; types-ts identity.ts: ``{objectName, aws, gcp, azure}``).
 
 - ``objectName``: the name the identity's cloud objects would carry (the CLI's LOCAL NAME
   column). The platform's naming is not documented; Plinth derives 13 lowercase base32

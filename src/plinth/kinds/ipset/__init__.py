@@ -1,4 +1,4 @@
-"""The ``ipset`` kind (kinds.md §8): reserved public addresses for a workload's direct load
+"""The ``ipset`` kind (docs.controlplane.com/reference/ipset): reserved public addresses for a workload's direct load
 balancer or a GVC's dedicated one, one per location.
 
 ``spec.link`` names the workload or GVC, which names the IP set back
@@ -10,7 +10,7 @@ holds nothing.
 Package layout: ``models`` (the spec schema), ``links`` (the links and their rules),
 ``status`` (the computed status, which follows the linked item).
 
-Decisions where the sources are silent (kinds.md §8, Gaps 16 and 19):
+Decisions where the sources are silent (docs.controlplane.com/reference/ipset; docs/api.md, IP sets):
 
 - Neither the linked item nor the locations need exist, and the link need not be returned:
   the status warns instead (``status``), so an IP set and what uses it can be written in

@@ -1,4 +1,4 @@
-"""The IP set spec schema (kinds.md §8): what it links to, and where it holds addresses."""
+"""The IP set spec schema (docs.controlplane.com/reference/ipset): what it links to, and where it holds addresses."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""An IP set's status (computed, never sent; kinds.md §8).
+"""An IP set's status (computed, never sent; docs.controlplane.com/reference/ipset).
 
 Plinth allocates no addresses (it runs no load balancers), so ``ipAddresses`` is always empty
 and nothing is ever bound: deleting an IP set is never refused for bound addresses. What the

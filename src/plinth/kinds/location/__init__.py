@@ -1,4 +1,4 @@
-"""The ``location`` kind (kinds.md §4): where GVCs are placed. Org-scoped.
+"""The ``location`` kind (docs.controlplane.com/reference/location): where GVCs are placed. Org-scoped.
 
 Every org holds the built-in locations of Plinth's catalog (``catalog.py``), seeded by the
 server (``server/bootstrap.py``: new orgs when they are created, existing ones at server start)
@@ -9,9 +9,9 @@ location create`` sends), ``origin: custom``, and deletes them.
 
 Decisions where the sources are silent:
 
-- The catalog is Plinth's own (gap 15): the well-known AWS, GCP and Azure regions; see
+- The catalog is Plinth's own (the platform publishes no list): the well-known AWS, GCP and Azure regions; see
   ``catalog.py`` and docs/api.md. Built-in locations are enabled to start with.
-- Permissions (kinds.md §4.3, §11) have no ``delete``; a BYOK location is deletable (the
+- Permissions (docs.controlplane.com/reference/location) have no ``delete``; a BYOK location is deletable (the
   Terraform provider's ``cpln_custom_location`` deletes on destroy), so deleting one needs
   ``manage``, the permission that covers everything else a location has.
 - A GVC's ``staticPlacement.locationLinks`` must name existing, enabled locations (a 400 at the

@@ -1,7 +1,8 @@
-"""Plinth's catalog of built-in locations: the provider regions every org sees (kinds.md §4).
+"""Plinth's catalog of built-in locations: the provider regions every org sees
+(docs.controlplane.com/reference/location).
 
-The platform publishes no authoritative list of its locations (kinds.md, gap 15), so this is
-Plinth's own: the well-known regions of AWS, GCP and Azure, named ``{provider}-{region}`` as the
+The platform publishes no authoritative list of its locations (docs.controlplane.com/reference/location names none),
+so this is Plinth's own: the well-known regions of AWS, GCP and Azure, named ``{provider}-{region}`` as the
 platform names them (``aws-us-east-1``, ``gcp-us-east1``, ``azure-eastus2``), each with the
 provider's region code and where it is: ``{lat, lon, continent, country, state, city}``. The
 coordinates are the metro area of the region's data centres, to two decimals; place names are
@@ -33,7 +34,7 @@ class BuiltinLocation(NamedTuple):
     lon: float
 
     def geo(self) -> dict[str, Any]:
-        """``status.geo`` as kinds.md §4.1 shapes it."""
+        """``status.geo`` as types-ts location.ts shapes it."""
         return {
             "lat": self.lat,
             "lon": self.lon,
@@ -137,5 +138,5 @@ def builtin_description(entry: BuiltinLocation) -> str:
 
 
 def builtin_tags(entry: BuiltinLocation) -> dict[str, str]:
-    """The ``cpln/`` tags the server sets on a built-in location (kinds.md §4.1)."""
+    """The ``cpln/`` tags the server sets on a built-in location (types-ts location.ts)."""
     return {"cpln/city": entry.city, "cpln/country": entry.country, "cpln/continent": entry.continent}

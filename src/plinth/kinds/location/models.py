@@ -1,4 +1,4 @@
-"""A location's schema (kinds.md §4.1): ``spec.enabled``, and the top-level ``provider`` and
+"""A location's schema (types-ts location.ts): ``spec.enabled``, and the top-level ``provider`` and
 ``region`` a client may send back as it read them (only ``provider: byok`` is its own choice)."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""The ``org`` kind (api.md §2.1): the root every other item lives under.
+"""The ``org`` kind (types-ts org.ts): the root every other item lives under.
 
 Decisions where the sources are silent:
 
-- Orgs are never deleted (api.md: "the path has no DELETE"), so ``delete`` is not a verb.
+- Orgs are never deleted (the CLI route map, CLI rest/map.js, has no DELETE on an org), so ``delete`` is not a verb.
 - Names follow the common rule and are also not ``index`` and not ``xserve-*``; those
   collide with the official platform's own host names, and a name valid here should stay
   valid if the org is ever moved there.

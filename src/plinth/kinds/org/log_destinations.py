@@ -1,6 +1,6 @@
 """An org's log destinations: ``spec.logging`` and each entry of ``spec.extraLogging``.
 
-A destination is an object with exactly one provider key (api.md §2.1). Each provider's
+A destination is an object with exactly one provider key (types-ts org.ts). Each provider's
 fields follow the official CRD (Org.yaml) and are closed; they are modelled loosely (names
 and types, with the fields a destination cannot work without required) because Plinth
 forwards no logs itself: the point is to store what a client sends and reject typos.

@@ -1,4 +1,4 @@
-"""The shape of an org's ``spec`` (api.md §2.1; Org.yaml), as pydantic models."""
+"""The shape of an org's ``spec`` (types-ts org.ts; Org.yaml), as pydantic models."""
 
 from __future__ import annotations
 

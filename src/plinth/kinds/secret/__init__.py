@@ -1,4 +1,5 @@
-"""The ``secret`` kind (kinds.md §2): credentials and keys workloads and GVCs refer to, sealed at rest.
+"""The ``secret`` kind (docs.controlplane.com/reference/secret): credentials and keys workloads and GVCs refer to,
+sealed at rest.
 
 Top-level fields: ``type`` (one of twelve, immutable) and ``data``, whose shape the type decides
 (``rules.py``). ``data`` is the kind's one sealed field (``KindSpec.sealed``): the engine seals it
@@ -6,7 +7,7 @@ with the server's secrets key before anything is stored (``engine/sealed.py``,
 ``plinth.sealing``), so the stored document, its events, exports and the logs never hold it.
 
 - A plain GET, a list, ``-query``, ``-eventlog``, ``-o tf``/``-o crd`` and the answers of writes
-  show the secret without ``data``: the field is **absent** (kinds.md Gap 11; absent is what
+  show the secret without ``data``: the field is **absent** (the sources do not say; absent is what
   clients already handle, and neither null nor a mask could be mistaken for a value).
 - ``GET .../secret/{name}/-reveal`` answers the item with ``data`` in the shape it was written
   (strings stay strings) and needs ``reveal`` (which ``edit`` and ``manage`` imply).
@@ -19,8 +20,8 @@ checks), ``pem`` (certificate and key parsing).
 
 Decisions where the sources are silent or disagree:
 
-- Gap 11: ``data`` is left out of everything but ``-reveal`` (above).
-- Gap 12: ``opaque`` (and ``userpass``) without ``encoding`` get ``plain``, the API's, the
+- GET without ``-reveal``: ``data`` is left out of everything but ``-reveal`` (above).
+- default encoding: ``opaque`` (and ``userpass``) without ``encoding`` get ``plain``, the API's, the
   provider's and the runbooks' default; the official CLI always sends one (``base64`` for
   ``create-opaque``), so its secrets keep it.
 - ``type`` cannot change (the provider replaces the resource; the API's answer is unconfirmed):

@@ -1,4 +1,4 @@
-"""The top-level fields of a secret (kinds.md §2.1): ``type`` and ``data``.
+"""The top-level fields of a secret (types-ts secret.ts): ``type`` and ``data``.
 
 ``data``'s shape depends on ``type`` (an object for most types, a JSON string for ``docker``,
 ``gcp`` and ``azure-sdk``), so the schema takes any value and ``rules.py`` judges it per type,
@@ -28,7 +28,7 @@ SecretType = Literal[
     "nats-account",
 ]
 SECRET_TYPES: tuple[str, ...] = get_args(SecretType)
-#: Types whose ``data`` is a JSON document sent as a string (kinds.md §2.2).
+#: Types whose ``data`` is a JSON document sent as a string (types-ts secret.ts).
 STRING_TYPES = frozenset({"docker", "gcp", "azure-sdk"})
 
 DATA_SCHEMA = {

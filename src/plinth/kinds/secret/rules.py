@@ -1,4 +1,4 @@
-"""What each secret type's ``data`` must be (kinds.md §2.2), every problem at its JSON path.
+"""What each secret type's ``data`` must be (types-ts secret.ts), every problem at its JSON path.
 
 No message repeats a value: a bad certificate "is not a PEM certificate", a bad access key
 "must start with AKIA". Dictionary keys and field names do appear (in paths): they name values,

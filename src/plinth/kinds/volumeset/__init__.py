@@ -1,8 +1,8 @@
-"""The ``volumeset`` kind (api.md §2.4): persistent volumes for the workloads of one GVC.
+"""The ``volumeset`` kind (docs.controlplane.com/reference/volumeset): persistent volumes for the workloads of one GVC.
 
 ``performanceClass`` and ``fileSystemType`` are immutable: the engine compares them after
 ``prepare`` has filled their defaults, so an update that leaves them out keeps them rather
-than changing them. The decisions taken where api.md is silent are listed in the docstrings
+than changing them. The decisions taken where the sources are silent are listed in the docstrings
 of ``prepare``, ``rules`` and ``status``.
 
 Package layout: ``models`` (the spec schema), ``prepare`` (the defaults), ``rules`` (the

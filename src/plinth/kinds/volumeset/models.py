@@ -1,4 +1,4 @@
-"""The volume set spec schema (api.md §2.4; VolumeSet.yaml for the nested shapes).
+"""The volume set spec schema (docs.controlplane.com/reference/volumeset; VolumeSet.yaml for the nested shapes).
 
 Single-field rules live here (bounds, patterns, cron and quantity syntax) so they are
 reported together with every other schema error. Rules that relate fields to each other

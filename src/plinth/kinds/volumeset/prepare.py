@@ -1,4 +1,4 @@
-"""A volume set's defaults (api.md §2.4), filled by :func:`prepare_volumeset`:
+"""A volume set's defaults (docs.controlplane.com/reference/volumeset), filled by :func:`prepare_volumeset`:
 
 - ``performanceClass`` omitted: ``shared`` when the file system is shared, otherwise
   ``general-purpose-ssd`` (what the official CLI sends; the API's own default is

@@ -1,4 +1,4 @@
-"""A volume set's cross-field rules (api.md §2.4), checked by :func:`validate_volumeset`:
+"""A volume set's cross-field rules (docs.controlplane.com/reference/volumeset), checked by :func:`validate_volumeset`:
 
 - the shared file system and the shared class go together, both ways: a shared volume is a
   network file system, which no block-device class or ext4/xfs can provide;

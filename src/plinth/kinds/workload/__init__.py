@@ -1,4 +1,5 @@
-"""The ``workload`` kind (kinds.md §1): containers a GVC runs, in every location it is placed.
+"""The ``workload`` kind (docs.controlplane.com/reference/workload): containers a GVC runs, in every location it is
+placed.
 
 Package layout, one job per module:
 
@@ -28,7 +29,7 @@ from plinth.kinds.workload.rules import validate_workload, workload_name_rule
 from plinth.kinds.workload.secret_refs import reveal_questions, workload_blockers
 from plinth.kinds.workload.status import compute_workload_status
 
-#: Tags with documented behaviour on workloads (kinds.md §1.18) that clients may set.
+#: Tags with documented behaviour on workloads (docs.controlplane.com/reference/workload/general) that clients may set.
 WORKLOAD_TAGS = frozenset(
     {
         "cpln/deployTimestamp",
@@ -107,7 +108,8 @@ def validate(item: Item, old: Item | None, ctx: KindContext) -> list[FieldError]
 
 def write_permissions(item: Item, old: Item | None) -> tuple[str, ...]:
     """Changing the direct load balancer (an external address, billed) needs
-    ``configureLoadBalancer``, which ``edit`` does not imply (kinds.md §1.12)."""
+    ``configureLoadBalancer``, which ``edit`` does not imply
+    (docs.controlplane.com/reference/workload/load-balancing)."""
     direct = (item["spec"].get("loadBalancer") or {}).get("direct")
     before = (((old or {}).get("spec") or {}).get("loadBalancer") or {}).get("direct")
     return ("configureLoadBalancer",) if direct != before else ()

@@ -1,4 +1,4 @@
-"""Workload commands (kinds.md §1.15): the request bodies of ``POST .../workload/{name}/-command``.
+"""Workload commands (types-ts command.ts): the request bodies of ``POST .../workload/{name}/-command``.
 
 A command asks the runtime to do something now: ``runCronWorkload`` runs a cron workload once
 in one location (also while suspended, whatever its ``concurrencyPolicy``), and
@@ -18,7 +18,7 @@ from plinth.kinds.spec_model import NonEmptyStr, SpecModel
 
 CommandType = Literal["runCronWorkload", "stopReplica"]
 
-#: The permission each command needs on the workload (kinds.md §1.19).
+#: The permission each command needs on the workload (docs.controlplane.com/reference/workload/security).
 COMMAND_PERMISSIONS: dict[str, str] = {
     "runCronWorkload": "exec.runCronWorkload",
     "stopReplica": "exec.stopReplica",

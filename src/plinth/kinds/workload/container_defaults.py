@@ -1,9 +1,10 @@
-"""The API's container defaults on write (kinds.md §1.4, §1.4.1, §1.6): :func:`fill_container_defaults`.
+"""The API's container defaults on write (TF resource_workload.go;
+docs.controlplane.com/reference/workload/containers): :func:`fill_container_defaults`.
 
 Filled on every container: ``cpu`` 50m and ``memory`` 128Mi when absent; ``inheritEnv``
 false; each port's ``protocol`` http; each mount's ``recoveryPolicy`` retain (deprecated and
 unused, but TS/TF give it that default and TF always sends it). Inside a probe the client
-sent: the §1.4.1 timings, and for ``httpGet`` path ``/``, scheme ``HTTP`` and, when the
+sent: the probe timings of ``probes``, and for ``httpGet`` path ``/``, scheme ``HTTP`` and, when the
 container has a port, its first port (``probes.fill_probe_defaults``).
 
 Two normalisations, with the reasons:
@@ -12,10 +13,10 @@ Two normalisations, with the reasons:
   ``ports`` (dropped instead when ``ports`` already lists N), and ``port`` goes away. That is
   exactly what TF sends for it (``buildContainers`` appends it with protocol http). DOCS say
   the server configures http2 for the legacy port and AI calls ``port`` and ``ports``
-  mutually exclusive (kinds.md Gap 10); we keep TF's shape, the only one a client is known to
+  mutually exclusive; we keep TF's shape, the only one a client is known to
   depend on, and accept both fields together rather than refuse what TF's merge produces.
 - Probes on a ``cron`` workload are removed: a job has no traffic to gate. AI says the API
-  strips them; TF refuses them client-side (kinds.md Gap 5), so TF users never send any.
+  strips them; TF refuses them client-side (TF resource_workload.go), so TF users never send any.
   Stripping keeps other clients' existing files working.
 
 Every container's keys (and each probe's) end in the model's field order. The function is

@@ -1,4 +1,5 @@
-"""The container schema, ``spec.containers[]`` (kinds.md §1.4): every single-field rule.
+"""The container schema, ``spec.containers[]`` (docs.controlplane.com/reference/workload/containers): every
+single-field rule.
 
 Fields are in the order of the platform's schema as TS and TF's wire struct list them, and
 the stored container keeps that order. Nested shapes live beside their rules: ports in
@@ -6,17 +7,17 @@ the stored container keeps that order. Nested shapes live beside their rules: po
 in ``resources``. Rules relating fields or containers to each other are in
 ``container_rules``; defaults are in ``container_defaults``.
 
-Choices where the sources differ (kinds.md Gap 8):
+Choices where the sources differ (TF resource_workload.go, docs.controlplane.com/reference/workload/containers, AI):
 
-- the name is at most 64 characters (AI, and api.md's general limit), not TF's 63;
+- the name is at most 64 characters (AI, and the general name limit, ``kinds/base.py``), not TF's 63;
 - names may not start with ``cpln-`` (TF, AI) nor ``debugger-`` (AI); DOCS say ``cpln_``,
   which the name pattern already excludes;
 - ``name`` is required: TF requires it and ``$patch/containers`` merges by it. (The CLI's
   default, the image's last path segment, is filled client-side.)
 - ``image`` is optional here because ``vm`` workloads boot from a disk instead; the
   "required unless ``vm``" rule needs the type and is in ``container_rules``. Every form
-  §1.4 lists is accepted and stored as sent; the API's rewrite of this org's own registry
-  host (``ORG.registry.cpln.io/x:1``) to a link is not done: the container defaults do not
+  the docs list (docs.controlplane.com/reference/image) is accepted and stored as sent; the API's rewrite of this
+  org's own registry host (``ORG.registry.cpln.io/x:1``) to a link is not done: the container defaults do not
   see the org, and which link form the API writes is unconfirmed.
 """
 
@@ -49,7 +50,8 @@ FORBIDDEN_NAMES: frozenset[str] = frozenset(
     }
 )
 
-# Link forms of an image of this org's registry (§1.4): //image/NAME[:TAG] or /org/ORG/image/NAME[:TAG].
+# Link forms of an image of this org's registry (docs.controlplane.com/reference/image): //image/NAME[:TAG] or
+# /org/ORG/image/NAME[:TAG].
 _IMAGE_LINK = re.compile(r"(//image/|/org/[^/\s]+/image/)[^/\s]+")
 
 

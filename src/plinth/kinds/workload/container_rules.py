@@ -8,10 +8,10 @@ at once, each at its own JSON path; nothing is mutated and nothing raises.
 - container names are unique (they are the merge key of ``$patch/containers``);
 - port numbers are unique across all containers (AI), a legacy ``port`` included: by now it
   is the last entry of its container's ``ports``, and a clash is reported there;
-- the type matrix for ports (kinds.md §1.3): ``serverless`` exposes exactly one port, on
-  exactly one container. ``cron`` ports are accepted and kept though DOCS say cron cannot
+- the type matrix for ports (docs.controlplane.com/reference/workload/types): ``serverless`` exposes exactly one
+  port, on exactly one container. ``cron`` ports are accepted and kept though DOCS say cron cannot
   expose ports: the vendor's own TF acceptance tests create cron workloads with three ports
-  (kinds.md §1.3 note, Gap 5), so the API evidently takes and ignores them;
+  (TF resource_workload_test.go, ``CronUpdate1Hcl``), so the API evidently takes and ignores them;
 - an env var ``PORT`` on a container that exposes ports equals one of them (DOCS
   containers.mdx: the platform sets ``PORT`` itself to the exposed port). DOCS speak of a
   single exposed port; with several, any of them is accepted rather than guessing which one

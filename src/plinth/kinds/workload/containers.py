@@ -1,4 +1,5 @@
-"""A workload's containers (kinds.md §1.4-§1.6): the names the rest of the kind uses.
+"""A workload's containers (docs.controlplane.com/reference/workload/containers, .../volumes): the names the rest of
+the kind uses.
 
 ``models`` takes :class:`ContainerSpec` from here, ``prepare`` takes
 :func:`fill_container_defaults` and ``rules`` takes :func:`container_errors`. The work is

@@ -1,4 +1,4 @@
-"""A container's environment variables, ``env[]`` (kinds.md §1.5).
+"""A container's environment variables, ``env[]`` (docs.controlplane.com/reference/workload/containers).
 
 Names: ``^[-._a-zA-Z][-._a-zA-Z0-9]*$``, at most 120 characters, not under the ``CPLN_``
 prefix the platform injects its own variables with (AI), and not one of the Knative names

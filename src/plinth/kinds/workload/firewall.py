@@ -1,4 +1,5 @@
-"""``firewallConfig`` (kinds.md §1.7): who may reach a workload, and what it may reach.
+"""``firewallConfig`` (docs.controlplane.com/reference/workload/firewall): who may reach a workload, and what it may
+reach.
 
 The model fills the closed defaults (every list empty, ``inboundAllowType: none``), and the
 spec model always creates the block, so a GET shows the firewall the platform enforces. The

@@ -1,4 +1,4 @@
-"""``job`` (kinds.md §1.10): when and how a ``cron`` workload runs.
+"""``job`` (types-ts cronjob.ts): when and how a ``cron`` workload runs.
 
 ``schedule`` is a Kubernetes CronJob schedule (``cron.kubernetes_schedule_problem``: the
 full 5-field syntax and the ``@hourly``-style macros). The other fields take the API's
@@ -8,7 +8,7 @@ deadline). That ``job`` is present exactly when the type is ``cron`` is a rule (
 
 ``concurrencyPolicy`` takes ``Allow`` too: TS and the CLI's ``--set`` choices are older (TF,
 DOCS, and the CLI's own ``cron run`` body send ``Allow``). ``suspend`` is accepted as DOCS
-types.mdx describe it, though TS and TF lack it (Gap 5); clients suspend a cron workload
+types.mdx describe it, though TS and TF lack it; clients suspend a cron workload
 through ``defaultOptions.suspend``.
 """
 

@@ -1,6 +1,6 @@
 """The links a workload holds (``references``), and the rules on what they resolve to.
 
-Where links sit and how they are stored (kinds.md §1.2, §1.5, §1.6, §1.8, §1.12):
+Where links sit and how they are stored (types-ts workload.ts):
 
 - ``spec.identityLink``: an identity of the workload's own GVC, which must exist.
   ``//identity/NAME`` (what the official CLI sends) and ``//gvc/G/identity/NAME`` are accepted
@@ -28,7 +28,8 @@ from plinth.kinds.workload.secret_refs import SECRET_URI, secret_href
 from plinth.meta import parse_link
 
 VOLUMESET_URI = "cpln://volumeset/"
-#: Volume set file systems only a stateful workload may mount (kinds.md §1.3, §1.6).
+#: Volume set file systems only a stateful workload may mount (docs.controlplane.com/reference/workload/types,
+#: .../volumes).
 PER_REPLICA_FILE_SYSTEMS = frozenset({"ext4", "xfs"})
 
 

@@ -1,12 +1,13 @@
-"""``loadBalancer`` (kinds.md §1.12): a direct load balancer, geo headers, replica-direct.
+"""``loadBalancer`` (docs.controlplane.com/reference/workload/load-balancing): a direct load balancer, geo headers,
+replica-direct.
 
 Only blocks a client sends are stored; inside them ``replicaDirect`` and
 ``geoLocation.enabled`` default to ``false`` (TF). Rules needing the type or several fields
 (``replicaDirect`` only on stateful, geo headers when enabled and distinct) are in ``rules``.
 
 ``direct.ports[].containerPort`` is a plain number (TS, TF, AI), not DOCS' ``{port: N}``
-example (Gap 7), with the container ports' bounds: 80-65535 and not reserved.
-``direct.ipSet`` is a link the integration checks (an IP set of this org).
+example (docs.controlplane.com/reference/workload/load-balancing), with the container ports' bounds: 80-65535 and not
+reserved. ``direct.ipSet`` is a link the integration checks (an IP set of this org).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The workload spec schema (kinds.md §1.2): every block but the containers' own.
+"""The workload spec schema (types-ts workload.ts): every block but the containers' own.
 
 Single-field rules (enums, bounds, patterns) live in the models so they are reported with
 every other schema error; rules relating fields to each other are in ``rules`` and
@@ -12,7 +12,7 @@ and an empty ``defaultOptions`` that ``prepare`` fills (its defaults depend on t
 the containers). Everything else is absent unless sent.
 
 ``vm`` is a free-form object: ``vm`` workloads are not served yet (``rules`` refuses the type,
-and the block on any other type, kinds.md §1.16). ``extras`` (BYOK affinity, tolerations,
+and the block on any other type, docs.controlplane.com/reference/workload/vm). ``extras`` (BYOK affinity, tolerations,
 topology spread) is free-form as TS and TF have it; ``identityLink`` is a link the integration
 checks (an identity of the same GVC).
 

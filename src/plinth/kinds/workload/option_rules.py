@@ -1,4 +1,5 @@
-"""The type matrix for ``defaultOptions`` and each ``localOptions[i]`` (kinds.md §1.3, §1.8).
+"""The type matrix for ``defaultOptions`` and each ``localOptions[i]``
+(docs.controlplane.com/reference/workload/types, .../autoscaling).
 
 The same rules judge every options block; a local block is judged on what it names, read
 against what the location runs with (``scaling.effective_autoscaling``), so a problem of
@@ -13,7 +14,7 @@ Each problem is reported at its JSON path (``spec.localOptions[1].autoscaling.mi
   the parent GVC has ``spec.keda.enabled: true``; a trigger's ``authenticationRef.name``
   names a secret the GVC lists in ``spec.keda.secrets``; a ``fallback`` needs a trigger whose
   metricType (default AverageValue) is AverageValue and whose type is not cpu or memory (TF).
-  ``target`` beside KEDA is accepted (TF's changelog allows it; AI says rejected: Gap 4;
+  ``target`` beside KEDA is accepted (TF's changelog allows it; AI says rejected;
   refusing what TF sends would break its users);
 - ``target`` at most 100 for cpu and memory (a percentage);
 - ``minScale: 0`` only on serverless, or with KEDA on standard and stateful; never on cron;
@@ -182,7 +183,7 @@ def options_errors(spec: dict[str, Any], ctx: KindContext) -> list[FieldError]:
     """Every option rule of the module docstring, for ``defaultOptions`` and each local option."""
     workload_type = spec["type"]
     if workload_type == "vm":
-        return []  # refused as a type; vm options follow rules of their own (kinds.md §1.16)
+        return []  # refused as a type; vm options follow rules of their own (DOCS workload/vm)
     gpu = has_gpu(spec)
     default = spec.get("defaultOptions") or {}
     default_autoscaling = default.get("autoscaling") or {}

@@ -1,4 +1,5 @@
-"""``defaultOptions`` and ``localOptions[]`` (kinds.md §1.8): scaling and runtime options.
+"""``defaultOptions`` and ``localOptions[]`` (docs.controlplane.com/reference/workload/autoscaling): scaling and
+runtime options.
 
 Both share one shape; a local option adds the ``location`` it applies to. Every field is
 optional and has no model default: a local option overrides only what it names, so filling
@@ -10,8 +11,8 @@ Choices where the sources differ:
 
 - ``timeoutSeconds`` is 1-3600 (TF, whose 1.2.31 release "aligned workload autoscaling ...
   bounds with the API"), not DOCS' 1-600 with the ``cpln/timeoutSecondsOverride`` tag
-  lifting it to 3600 (Gap 2): refusing what the official provider validates would break its
-  users, and the tag's own semantics (a flag or the value itself) are unstated.
+  lifting it to 3600 (docs.controlplane.com/reference/workload/general): refusing what the official provider
+  validates would break its users, and the tag's own semantics (a flag or the value itself) are unstated.
 - ``multi[].metric`` is required: an entry without a metric means nothing, and "each metric
   once" needs it. ``multi[].target`` stays optional as in TS and TF.
 - KEDA trigger ``metadata`` values are strings: KEDA's own ``metadata`` is a string map (TF,

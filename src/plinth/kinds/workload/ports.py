@@ -1,4 +1,5 @@
-"""Container port numbers and the ``ports[]`` entry (kinds.md §1.4, "Reserved ports").
+"""Container port numbers and the ``ports[]`` entry (docs.controlplane.com/reference/workload/containers, "Reserved
+ports").
 
 One port type serves every place a workload names a port of its own containers: ``ports[]``,
 the deprecated ``port``, ``metrics.port`` and the probes' ``port``. The sources give all of
@@ -17,7 +18,8 @@ from plinth.kinds.spec_model import SpecModel
 PORT_MIN = 80
 PORT_MAX = 65535
 
-#: Ports the platform itself uses inside every replica (kinds.md §1.4; TF common.go, DOCS, AI).
+#: Ports the platform itself uses inside every replica (docs.controlplane.com/reference/workload/containers; TF
+#: common.go, DOCS, AI).
 RESERVED_PORTS: frozenset[int] = frozenset({8012, 8022, 9090, 9091, 15000, 15001, 15006, 15020, 15021, 15090, 41000})
 
 Protocol = Literal["http", "http2", "grpc", "tcp"]
@@ -36,7 +38,7 @@ ContainerPortNumber = Annotated[int, Field(ge=PORT_MIN, le=PORT_MAX), AfterValid
 
 
 class ContainerPort(SpecModel):
-    """One exposed port; ``protocol`` defaults to ``http`` (filled by the defaults, §1.4)."""
+    """One exposed port; ``protocol`` defaults to ``http`` (filled by the defaults, ``container_defaults``)."""
 
     protocol: Protocol | None = None
     number: ContainerPortNumber

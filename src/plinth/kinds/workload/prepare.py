@@ -9,14 +9,15 @@ nothing (every default below is idempotent: a filled spec sent back yields itsel
   AI "left unset with cpu or multi, it defaults to off"). Cron follows DOCS (on by default,
   applied at the next run), with the same exceptions.
 - ``defaultOptions.autoscaling`` is always present except on cron, where it is stored as sent
-  or left absent (autoscaling does not apply, §1.3); it gets the metric of
+  or left absent (autoscaling does not apply to cron); it gets the metric of
   ``scaling.default_metric``, ``target: 95`` (not beside ``multi``, whose entries carry their
   targets, nor with ``keda``, which scales on its triggers; TF plans it the same way),
   ``minScale: 1``, ``maxScale: 5``, ``scaleToZeroDelay: 300``, ``maxConcurrency: 0`` (TF).
   ``metricPercentile`` is not filled: TF plans it as a plain optional field, so the API does
   not invent it.
 - ``localOptions[]`` entries are stored as sent: a local option overrides only what it names
-  (§1.8), so a default there would override ``defaultOptions`` for that location.
+  (docs.controlplane.com/reference/workload/autoscaling), so a default there would override ``defaultOptions`` for
+  that location.
 - ``firewallConfig``: closed defaults come from the schema; the CIDR lists are stored
   de-duplicated and sorted (``firewall.normalise_firewall``).
 - ``job``, ``rolloutOptions``, ``requestRetryPolicy``, ``loadBalancer``: their defaults come

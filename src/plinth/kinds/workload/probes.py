@@ -1,8 +1,8 @@
-"""Health checks: ``readinessProbe`` and ``livenessProbe`` (kinds.md §1.4.1), and their defaults.
+"""Health checks: ``readinessProbe`` and ``livenessProbe`` (TF resource_workload.go), and their defaults.
 
 Bounds follow TF and AI (initialDelaySeconds 0-600, periodSeconds and timeoutSeconds 1-600,
 thresholds 1-20), not the older DOCS page (0-120 / 1-60 / 1-60): TF's CHANGELOG says its
-bounds were aligned with the API, and AI agrees (kinds.md Gap 1). The same goes for the
+bounds were aligned with the API, and AI agrees. The same goes for the
 defaults: ``initialDelaySeconds`` is 10 for readiness and 60 for liveness (DOCS says 0).
 
 A probe names exactly one handler (AI; TF has that check commented out, so a TF user can
@@ -23,7 +23,7 @@ ProbeKind = Literal["readinessProbe", "livenessProbe"]
 PROBE_KINDS: tuple[ProbeKind, ...] = ("readinessProbe", "livenessProbe")
 HANDLERS = ("exec", "grpc", "tcpSocket", "httpGet")
 
-#: §1.4.1 defaults shared by both probes, in the model's field order.
+#: The defaults (TF resource_workload.go) shared by both probes, in the model's field order.
 PROBE_TIMING_DEFAULTS: dict[str, int] = {
     "periodSeconds": 10,
     "timeoutSeconds": 1,
@@ -81,7 +81,7 @@ def _ordered(block: dict[str, Any], model: type[SpecModel]) -> dict[str, Any]:
 
 
 def fill_probe_defaults(probe: dict[str, Any], kind: ProbeKind, first_port: int | None) -> dict[str, Any]:
-    """``probe`` (a schema-valid dump) with the §1.4.1 defaults filled in, keys in model order.
+    """``probe`` (a schema-valid dump) with the defaults filled in, keys in model order.
 
     ``first_port`` is the container's first exposed port: TF fills an ``httpGet`` probe's
     missing port with it (``ModifyHealthCheck``), so a probe written for TF reads back the same.

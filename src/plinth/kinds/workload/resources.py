@@ -1,4 +1,5 @@
-"""A container's compute: ``cpu``, ``memory``, ``minCpu``, ``minMemory`` and ``gpu`` (kinds.md §1.4).
+"""A container's compute: ``cpu``, ``memory``, ``minCpu``, ``minMemory`` and ``gpu``
+(docs.controlplane.com/reference/workload/containers).
 
 Schema: the four amounts are Kubernetes quantities of at most 20 characters (TF's regex and
 length; parsed by ``_quantity``); ``gpu`` names exactly one of ``nvidia`` (model ``t4`` or
@@ -16,7 +17,7 @@ Rules (:func:`resource_errors`, on a spec whose defaults are filled; a missing `
   at most 4000m and ``memory - minMemory`` at most 4096Mi, and each minimum at least a quarter
   of its maximum (the 4:1 ratio);
 - ``nvidia``: quantity 1-4 for ``t4`` and exactly 1 for ``a10g`` (DOCS, chosen over TF's 0-4 for
-  any model, kinds.md Gap 9); at least 2 CPU cores and 7000Mi of memory. TF's own check and
+  any model); at least 2 CPU cores and 7000Mi of memory. TF's own check and
   message accept "7 Gi (or 7000 Mi)", so 7000Mi is the floor: a TF user's 7000Mi is not refused.
 """
 

@@ -1,4 +1,4 @@
-"""``rolloutOptions``, ``securityOptions``, ``requestRetryPolicy`` and ``sidecar`` (kinds.md §1.11).
+"""``rolloutOptions``, ``securityOptions``, ``requestRetryPolicy`` and ``sidecar`` (TF resource_workload.go).
 
 Defaults are filled only inside a block the client sent, never by creating the block: TF
 models each as an optional block with these defaults inside it (``min_ready_seconds`` 0,

@@ -1,12 +1,13 @@
-"""The workload's cross-field rules (kinds.md §1.3 and beyond): every problem at once.
+"""The workload's cross-field rules (docs.controlplane.com/reference/workload/types and beyond): every problem at once.
 
 ``validate_workload`` is the kind's ``validate`` hook. It reports, each at its JSON path:
 
-- ``type: vm``: not served yet (400), and a ``vm`` block on any other type (kinds.md §1.16);
+- ``type: vm``: not served yet (400), and a ``vm`` block on any other type
+  (docs.controlplane.com/reference/workload/vm);
 - ``job`` exactly when the type is ``cron`` (TF requires it there; it means nothing elsewhere);
 - ``localOptions`` on cron: refused, as DOCS say a cron job runs in every location with no
-  location overrides (Gap 5). ``defaultOptions`` stays allowed on cron: TF's tests create
-  cron workloads with it, and the CLI suspends cron through it;
+  location overrides (docs.controlplane.com/reference/workload/types). ``defaultOptions`` stays allowed on cron: TF's
+  tests create cron workloads with it, and the CLI suspends cron through it;
 - ``localOptions``: each location once, compared by the last path segment (a name and a
   link to the same location are the same location);
 - the options matrix (``option_rules``);

@@ -1,12 +1,12 @@
 """What a workload's options mean, shared by the defaults (``prepare``) and the rules.
 
 - :func:`default_metric`: the metric the API fills when ``autoscaling.metric`` is omitted
-  (kinds.md §1.3, Gap 3): ``concurrency`` on serverless; ``cpu`` on standard and stateful,
-  except ``disabled`` when the client turns Capacity AI on explicitly (AI: "with Capacity AI
+  (docs.controlplane.com/reference/workload/autoscaling; AI and TF differ): ``concurrency`` on serverless; ``cpu`` on
+  standard and stateful, except ``disabled`` when the client turns Capacity AI on explicitly (AI: "with Capacity AI
   on, an omitted metric resolves to disabled"; filling ``cpu`` would make the client's own
   ``capacityAI: true`` an error); ``keda`` when a ``keda`` block is sent without a metric;
   nothing beside ``multi`` (``metric`` must then be absent) nor on cron (autoscaling is not
-  applicable there and is stored as sent, §1.3).
+  applicable there and is stored as sent).
 - :func:`capacity_ai_conflict`: why Capacity AI cannot be on (metric ``cpu``, ``multi``, a
   GPU; DOCS capacity.mdx, TF, AI), or ``None``.
 - :func:`effective_autoscaling`: what a location runs with: its local ``autoscaling`` over
@@ -21,15 +21,15 @@ from typing import Any
 
 from plinth.kinds.base import Item
 
-#: The API's autoscaling defaults besides the metric (TF, AI; kinds.md §1.8).
+#: The API's autoscaling defaults besides the metric (TF, AI; docs.controlplane.com/reference/workload/autoscaling).
 DEFAULT_TARGET = 95
 DEFAULT_MIN_SCALE = 1
 DEFAULT_MAX_SCALE = 5
 DEFAULT_SCALE_TO_ZERO_DELAY = 300
 DEFAULT_MAX_CONCURRENCY = 0
 
-#: The metrics each type allows (kinds.md §1.3; DOCS autoscaling.mdx, AI). Cron is absent:
-#: autoscaling does not apply to it, and TF's own tests create one with ``concurrency``.
+#: The metrics each type allows (docs.controlplane.com/reference/workload/types; DOCS autoscaling.mdx, AI). Cron is
+#: absent: autoscaling does not apply to it, and TF's own tests create one with ``concurrency``.
 #: ``concurrency`` is accepted on standard and stateful too, though DOCS list it for serverless
 #: only: the TF provider sends it by default for every workload without multi or KEDA
 #: (terraform-provider-cpln internal/provider/resource_workload.go, ``ModifyAutoscaling``),
@@ -39,7 +39,8 @@ ALLOWED_METRICS: dict[str, frozenset[str]] = {
     "standard": frozenset({"concurrency", "cpu", "memory", "latency", "rps", "keda", "disabled"}),
     "stateful": frozenset({"concurrency", "cpu", "memory", "latency", "rps", "keda", "disabled"}),
 }
-#: Types that may use ``multi`` and KEDA (kinds.md §1.3, §1.8; TF validator, DOCS, AI).
+#: Types that may use ``multi`` and KEDA (docs.controlplane.com/reference/workload/types, .../autoscaling; TF
+#: validator, DOCS, AI).
 MULTI_AND_KEDA_TYPES = frozenset({"standard", "stateful"})
 #: Metrics whose target is a percentage.
 PERCENT_METRICS = frozenset({"cpu", "memory"})

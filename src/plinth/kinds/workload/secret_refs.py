@@ -1,4 +1,4 @@
-"""What a workload's secret references name, and what its status says of them (kinds.md §2.4).
+"""What a workload's secret references name, and what its status says of them (docs.controlplane.com/reference/secret).
 
 ``cpln://secret/NAME`` names a whole secret, ``cpln://secret/NAME.KEY`` one of its properties,
 in an env value or a volume URI. The write only checks the URI's shape: the secret may be
@@ -8,11 +8,11 @@ created, changed or deleted (``status_inputs`` lists ``secret``):
 
 - the secret does not exist (yet);
 - ``KEY`` is not a property of the secret's type. The properties are the fields of the type's
-  ``data`` (kinds.md §2.2, §2.4). Not judged: ``dictionary`` keys (they are part of the sealed
-  values, which a status never opens) and the JSON-string types (``docker``, ``gcp``,
+  ``data`` (types-ts secret.ts; docs.controlplane.com/reference/secret). Not judged: ``dictionary`` keys (they are
+  part of the sealed values, which a status never opens) and the JSON-string types (``docker``, ``gcp``,
   ``azure-sdk``: which keys reach into them is unconfirmed);
 - the workload has no identity, or its identity does not hold ``reveal`` on the secret under
-  the org's policies (kinds.md §2.4: a workload reads secrets through its identity). The
+  the org's policies (docs.controlplane.com/reference/secret: a workload reads secrets through its identity). The
   engine answers the :func:`reveal_questions` (``ctx.grants``) and refreshes the status when a
   policy that binds an identity changes.
 

@@ -1,4 +1,5 @@
-"""A workload's status (kinds.md §1.9, §1.13), computed by the server on every write.
+"""A workload's status (docs.controlplane.com/reference/workload/general; types-ts workload.ts), computed by the
+server on every write.
 
 From the item, its GVC (``ctx.parent``: id, alias, placement) and what the runtime reports
 (``ctx.reported``: ready, replicas, message):
@@ -6,7 +7,8 @@ From the item, its GVC (``ctx.parent``: id, alias, placement) and what the runti
 - ``parentId``: the GVC's id;
 - ``canonicalEndpoint`` and ``endpoint``: ``https://{workload}-{gvcAlias}.{base domain}``
   (``--base-domain``), for every type but cron (a cron workload serves no requests);
-- ``internalName``: ``{workload}.{gvc}.cpln.local``, the mesh-internal name (kinds.md §1.9);
+- ``internalName``: ``{workload}.{gvc}.cpln.local``, the mesh-internal name
+  (docs.controlplane.com/reference/workload/general);
 - ``replicaInternalNames``: for a stateful workload with ``loadBalancer.replicaDirect``, the
   internal name of each replica the autoscaling lower bound starts in each location;
 - ``ready``, ``currentReplicaCount``, ``healthCheck``: the runtime's report;

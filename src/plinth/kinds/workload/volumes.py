@@ -1,4 +1,4 @@
-"""A container's mounts, ``volumes[]`` (kinds.md §1.6).
+"""A container's mounts, ``volumes[]`` (docs.controlplane.com/reference/workload/volumes).
 
 Schema rules (reported with every other schema error): at most 15 mounts per container;
 the URI scheme is one TF's regex allows (``s3 gs azureblob azurefs cpln scratch k8s``);

@@ -1,0 +1,36 @@
+"""Running replicas as containers: the engine driver seam (``protocol``) and its podman/docker
+implementation (``cli``). Nothing here is wired into ``plinth serve`` yet (docs/runtime.md,
+"Containers and the gateway")."""
+
+from __future__ import annotations
+
+from plinth.runtime.containers.cli import CliEngine, find_engine
+from plinth.runtime.containers.protocol import (
+    ContainerEngine,
+    ContainerInfo,
+    EngineError,
+    EngineUnavailable,
+    ExecResult,
+    ImagePullError,
+    ReplicaSpec,
+    SecretFile,
+    VolumeMount,
+    identity_labels,
+    spec_digest,
+)
+
+__all__ = [
+    "CliEngine",
+    "ContainerEngine",
+    "ContainerInfo",
+    "EngineError",
+    "EngineUnavailable",
+    "ExecResult",
+    "ImagePullError",
+    "ReplicaSpec",
+    "SecretFile",
+    "VolumeMount",
+    "find_engine",
+    "identity_labels",
+    "spec_digest",
+]

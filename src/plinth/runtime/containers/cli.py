@@ -1,0 +1,364 @@
+"""``ContainerEngine`` for podman and docker, driven through their command-line clients.
+
+The two CLIs agree on everything used here (``create``, ``inspect``'s JSON, ``-p
+127.0.0.1::PORT``, ``--network-alias``, label filters), so one class drives both; it runs them
+as asyncio subprocesses with the process environment as it is, so the engine's own
+configuration applies (podman reads ``CONTAINERS_CONF``, docker ``DOCKER_HOST``), and names no
+network, registry or runtime of its own.
+
+Where they differ:
+
+- secret files use podman's secret store (``podman secret create`` from stdin, mounted with
+  ``--secret NAME,type=mount,target=PATH``); docker keeps secrets only in swarm mode, so with
+  docker a spec with secret files is refused with an :class:`EngineError` saying so;
+- ``exec`` exit code 125 is podman's own failure (no such container, not running), raised as an
+  error rather than reported as the command's exit code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import math
+import os
+import re
+import shutil
+from collections.abc import AsyncIterator, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from plinth.runtime.containers.protocol import (
+    ENGINE_ENV_NAMES,
+    ENGINE_ENV_PREFIXES,
+    MANAGED,
+    SECRETS,
+    SPEC_HASH,
+    ContainerInfo,
+    EngineError,
+    EngineUnavailable,
+    ExecResult,
+    ImagePullError,
+    ReplicaSpec,
+    spec_digest,
+)
+
+ENGINES = ("podman", "docker")
+#: Upper bounds on one CLI call, so a wedged engine surfaces as an error instead of a hang.
+CALL_TIMEOUT_S = 60.0
+PULL_TIMEOUT_S = 600.0
+#: Words in an engine's error that mean "there is no such object" (podman's and docker's).
+_GONE = ("no such", "not known", "not found")
+#: Podman's words that mean what docker's plain ones do: ``stopped`` is an exited container
+#: whose clean-up is still pending, ``configured`` one created but not yet initialised.
+_STATES = {"stopped": "exited", "configured": "created"}
+
+
+def find_engine(choice: str | None = None, hash_key: bytes = b"") -> CliEngine:
+    """The engine ``choice`` names (``podman`` or ``docker``), or by default podman when it is
+    on ``PATH``, else docker; :class:`EngineUnavailable` when the one needed is missing."""
+    if choice is not None and choice not in ENGINES:
+        raise EngineUnavailable(f"unknown container engine '{choice}' (choose podman or docker)")
+    for name in (choice,) if choice else ENGINES:
+        binary = shutil.which(name)
+        if binary:
+            return CliEngine(name, binary, hash_key)
+    wanted = choice or "podman or docker"
+    raise EngineUnavailable(f"no container engine found: install {wanted} (e.g. apt-get install podman)")
+
+
+def _gone(stderr: str) -> bool:
+    text = stderr.lower()
+    return any(word in text for word in _GONE)
+
+
+def _time(value: Any) -> datetime | None:
+    """An engine timestamp (RFC 3339 with up to nanoseconds), ``None`` for the zero time."""
+    if not isinstance(value, str) or not value or value.startswith("0001-01-01"):
+        return None
+    match = re.match(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)?", value)
+    if match is None:
+        return None
+    fraction = (match.group(2) or ".0")[:7]
+    zone = match.group(3) or "Z"
+    return datetime.fromisoformat(match.group(1) + fraction + ("+00:00" if zone == "Z" else zone))
+
+
+def _ports(doc: Mapping[str, Any]) -> dict[int, int]:
+    """Container port → host port, for the TCP ports published on 127.0.0.1."""
+    found: dict[int, int] = {}
+    for key, bindings in ((doc.get("NetworkSettings") or {}).get("Ports") or {}).items():
+        port, _, proto = str(key).partition("/")
+        if proto not in ("", "tcp"):
+            continue
+        for binding in bindings or ():
+            if binding.get("HostIp") in ("127.0.0.1", "", None) and binding.get("HostPort"):
+                found[int(port)] = int(binding["HostPort"])
+                break
+    return found
+
+
+def parse_inspect(doc: Mapping[str, Any]) -> ContainerInfo:
+    """A :class:`ContainerInfo` from one element of ``inspect``'s JSON (podman's or docker's)."""
+    state = doc.get("State") or {}
+    config = doc.get("Config") or {}
+    return ContainerInfo(
+        id=str(doc.get("Id", "")),
+        name=str(doc.get("Name", "")).lstrip("/"),
+        image=str(doc.get("ImageName") or config.get("Image") or ""),
+        state=_STATES.get(str(state.get("Status")), str(state.get("Status", "unknown"))),
+        exit_code=int(state.get("ExitCode") or 0),
+        restart_count=int(doc.get("RestartCount") or 0),
+        started_at=_time(state.get("StartedAt")),
+        finished_at=_time(state.get("FinishedAt")),
+        ports=_ports(doc),
+        labels=dict(config.get("Labels") or {}),
+    )
+
+
+def _label_args(labels: Mapping[str, str]) -> list[str]:
+    return [arg for key, value in labels.items() for arg in ("--label", f"{key}={value}")]
+
+
+def _engine_reads(name: str) -> bool:
+    return name in ENGINE_ENV_NAMES or name.startswith(ENGINE_ENV_PREFIXES)
+
+
+class CliEngine:
+    """Drives ``binary`` (podman or docker). ``hash_key`` keys the spec digest labels
+    (:func:`~plinth.runtime.containers.protocol.spec_digest`): keep it stable across restarts,
+    or nothing is adopted."""
+
+    def __init__(self, name: str, binary: str, hash_key: bytes = b"") -> None:
+        self.name = name
+        self.binary = binary
+        self._hash_key = hash_key
+
+    async def _call(
+        self,
+        *args: str,
+        stdin: bytes | None = None,
+        env: Mapping[str, str] | None = None,
+        timeout_s: float = CALL_TIMEOUT_S,
+    ) -> tuple[int, bytes, bytes]:
+        """Run the engine CLI; (exit code, stdout, stderr). Never raises for a non-zero exit."""
+        environ = {**os.environ, **env} if env else None
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                self.binary,
+                *args,
+                stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=environ,
+            )
+        except OSError as exc:
+            raise EngineUnavailable(f"cannot run {self.binary}: {exc}") from exc
+        try:
+            out, err = await asyncio.wait_for(proc.communicate(stdin), timeout_s)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
+            raise EngineError(f"{self.name} {args[0]} did not answer within {timeout_s:g} s") from None
+        finally:
+            if proc.returncode is None:  # cancelled: do not leave the CLI running
+                proc.kill()
+                with contextlib.suppress(ProcessLookupError):
+                    await proc.wait()
+        assert proc.returncode is not None
+        return proc.returncode, out, err
+
+    async def _check(self, what: str, *args: str, **kwargs: Any) -> bytes:
+        """Run the CLI and return its stdout; :class:`EngineError` naming ``what`` when it fails."""
+        code, out, err = await self._call(*args, **kwargs)
+        if code != 0:
+            raise EngineError(f"{what}: {err.decode(errors='replace').strip() or f'exit code {code}'}")
+        return out
+
+    # Images
+
+    async def image_present(self, image: str) -> bool:
+        code, _, err = await self._call("image", "inspect", "--format", "{{.Id}}", image)
+        if code == 0:
+            return True
+        if _gone(err.decode(errors="replace")):
+            return False
+        raise EngineError(f"looking up image {image}: {err.decode(errors='replace').strip()}")
+
+    async def pull(self, image: str) -> None:
+        code, _, err = await self._call("pull", "--quiet", image, timeout_s=PULL_TIMEOUT_S)
+        if code != 0:
+            raise ImagePullError(f"pulling {image}: {err.decode(errors='replace').strip() or f'exit code {code}'}")
+
+    # Containers
+
+    async def run(self, spec: ReplicaSpec) -> ContainerInfo:
+        if spec.secret_files and self.name != "podman":
+            raise EngineError(f"{spec.name}: secret files need podman's secret store (docker's needs swarm mode)")
+        secrets = [f"{spec.name}-secret-{index}" for index in range(len(spec.secret_files))]
+        labels = {**spec.labels, MANAGED: "true", SPEC_HASH: spec_digest(spec, self._hash_key)}
+        if secrets:
+            labels[SECRETS] = ",".join(secrets)
+        args = ["create", "--name", spec.name]
+        args += _label_args(labels)
+        passed: dict[str, str] = {}
+        for key, value in spec.env.items():
+            if _engine_reads(key):  # the CLI itself would read it: only on its command line
+                args += ["--env", f"{key}={value}"]
+            else:  # the value travels in the CLI's environment, never in argv
+                args += ["--env", key]
+                passed[key] = value
+        if spec.hostname:
+            args += ["--hostname", spec.hostname]
+        if spec.command is not None:
+            args += ["--entrypoint", spec.command]
+        if spec.cpu_millicores is not None:
+            args += ["--cpus", f"{spec.cpu_millicores / 1000:g}"]
+        if spec.memory_bytes is not None:
+            args += ["--memory", str(spec.memory_bytes)]
+        for port in spec.ports:
+            args += ["--publish", f"127.0.0.1::{port}"]
+        if spec.network:
+            args += ["--network", spec.network]
+            for alias in spec.aliases:
+                args += ["--network-alias", alias]
+        for mount in spec.volumes:
+            args += ["--volume", f"{mount.volume}:{mount.path}" + (":ro" if mount.read_only else "")]
+        for secret, file in zip(secrets, spec.secret_files, strict=True):
+            args += ["--secret", f"{secret},type=mount,target={file.path},mode={file.mode:04o}"]
+        args += [spec.image, *spec.args]
+        # Refused before anything is touched: what the failure path below removes must be only
+        # what this call made, never a running replica of the same name (nor its secrets).
+        if await self.inspect(spec.name) is not None:
+            raise EngineError(f"creating container {spec.name}: a container of that name exists")
+        created = False
+        try:
+            for secret, file in zip(secrets, spec.secret_files, strict=True):
+                await self._call("secret", "rm", secret)  # a leftover of a failed attempt
+                store = ("secret", "create", *_label_args(labels), secret, "-")  # the value comes on stdin
+                await self._check(f"storing secret file {file.path}", *store, stdin=file.value)
+            await self._check(f"creating container {spec.name}", *args, env=passed)
+            created = True
+            await self._check(f"starting container {spec.name}", "start", spec.name)
+        except BaseException:
+            # Leave nothing half-made behind.
+            await asyncio.shield(self._remove(spec.name if created else None, secrets))
+            raise
+        info = await self.inspect(spec.name)
+        if info is None:
+            raise EngineError(f"container {spec.name} vanished right after it started")
+        return info
+
+    async def list(self, labels: Mapping[str, str] | None = None) -> list[ContainerInfo]:
+        filters = [f"label={key}={value}" for key, value in {MANAGED: "true", **(labels or {})}.items()]
+        args = ["ps", "--all", "--quiet", "--no-trunc"]
+        for item in filters:
+            args += ["--filter", item]
+        ids = (await self._check("listing containers", *args)).decode().split()
+        if not ids:
+            return []
+        code, out, _ = await self._call("container", "inspect", *ids)
+        if code == 0:
+            docs = json.loads(out)
+        else:  # one went away between the two calls: inspect them one at a time
+            docs = []
+            for one in ids:
+                code, out, _ = await self._call("container", "inspect", one)
+                if code == 0:
+                    docs += json.loads(out)
+        infos = [parse_inspect(doc) for doc in docs]
+        return [info for info in infos if info.labels.get(MANAGED) == "true"]
+
+    async def inspect(self, name: str) -> ContainerInfo | None:
+        code, out, err = await self._call("container", "inspect", name)
+        if code != 0:
+            if _gone(err.decode(errors="replace")):
+                return None
+            raise EngineError(f"inspecting container {name}: {err.decode(errors='replace').strip()}")
+        docs = json.loads(out)
+        return parse_inspect(docs[0]) if docs else None
+
+    async def stop(self, name: str, timeout_s: float = 10) -> None:
+        seconds = str(max(0, math.ceil(timeout_s)))
+        code, _, err = await self._call("stop", "--time", seconds, name, timeout_s=timeout_s + CALL_TIMEOUT_S)
+        if code != 0 and not _gone(err.decode(errors="replace")):
+            raise EngineError(f"stopping container {name}: {err.decode(errors='replace').strip()}")
+
+    async def remove(self, name: str) -> None:
+        # Kills a running container at once (docker's ``rm --force`` always does): a graceful
+        # end is ``stop``'s job, called first by whoever wants one.
+        info = await self.inspect(name)
+        secrets = [s for s in (info.labels.get(SECRETS, "") if info else "").split(",") if s]
+        await self._remove(name, secrets)
+
+    async def _remove(self, name: str | None, secrets: Sequence[str]) -> None:
+        if name is not None:
+            code, _, err = await self._call("rm", "--force", "--time", "0", name)
+            if code != 0 and not _gone(err.decode(errors="replace")):
+                raise EngineError(f"removing container {name}: {err.decode(errors='replace').strip()}")
+        for secret in secrets:
+            code, _, err = await self._call("secret", "rm", secret)
+            if code != 0 and not _gone(err.decode(errors="replace")):
+                raise EngineError(f"removing secret {secret}: {err.decode(errors='replace').strip()}")
+
+    async def exec(self, name: str, argv: Sequence[str], timeout_s: float = 30) -> ExecResult:
+        code, out, err = await self._call("exec", name, *argv, timeout_s=timeout_s)
+        if code == 125 and self.name == "podman":  # podman's own failure, not the command's
+            raise EngineError(f"exec in container {name}: {err.decode(errors='replace').strip()}")
+        return ExecResult(code, out, err)
+
+    async def logs(self, name: str, since: datetime | None = None, follow: bool = False) -> AsyncIterator[bytes]:
+        if await self.inspect(name) is None:
+            raise EngineError(f"logs of container {name}: no such container")
+        args = ["logs"]
+        if since is not None:
+            args += ["--since", since.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")]
+        if follow:
+            args.append("--follow")
+        proc = await asyncio.create_subprocess_exec(
+            self.binary,
+            *args,
+            name,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,  # the container's stderr comes out as the CLI's
+        )
+        assert proc.stdout is not None
+        try:
+            while line := await proc.stdout.readline():
+                yield line
+        finally:
+            if proc.returncode is None:
+                proc.kill()
+            with contextlib.suppress(ProcessLookupError):
+                await proc.wait()
+
+    # Networks and volumes
+
+    async def ensure_network(self, name: str, labels: Mapping[str, str] | None = None) -> None:
+        code, _, _ = await self._call("network", "inspect", name)
+        if code == 0:
+            return
+        label_args = _label_args({**(labels or {}), MANAGED: "true"})
+        code, _, err = await self._call("network", "create", *label_args, name)
+        if code != 0 and "exists" not in err.decode(errors="replace"):  # another caller won the race
+            raise EngineError(f"creating network {name}: {err.decode(errors='replace').strip()}")
+
+    async def remove_network(self, name: str) -> None:
+        code, _, err = await self._call("network", "rm", name)
+        if code != 0 and not _gone(err.decode(errors="replace")):
+            raise EngineError(f"removing network {name}: {err.decode(errors='replace').strip()}")
+
+    async def ensure_volume(self, name: str, labels: Mapping[str, str] | None = None) -> None:
+        code, _, _ = await self._call("volume", "inspect", name)
+        if code == 0:
+            return
+        label_args = _label_args({**(labels or {}), MANAGED: "true"})
+        code, _, err = await self._call("volume", "create", *label_args, name)
+        if code != 0 and "exists" not in err.decode(errors="replace"):
+            raise EngineError(f"creating volume {name}: {err.decode(errors='replace').strip()}")
+
+    async def remove_volume(self, name: str) -> None:
+        code, _, err = await self._call("volume", "rm", name)
+        if code != 0 and not _gone(err.decode(errors="replace")):
+            raise EngineError(f"removing volume {name}: {err.decode(errors='replace').strip()}")

@@ -1,0 +1,17 @@
+"""The gateway: a route table (``routes``, pure) served by Caddy configured through its admin
+API (``caddy``). Not yet wired into ``plinth serve`` (docs/runtime.md)."""
+
+from __future__ import annotations
+
+from plinth.runtime.gateway.caddy import Caddy, GatewayError, loopback_address, reloads_keep_queued_connections
+from plinth.runtime.gateway.routes import Route, RouteTable, caddy_config
+
+__all__ = [
+    "Caddy",
+    "GatewayError",
+    "Route",
+    "RouteTable",
+    "caddy_config",
+    "loopback_address",
+    "reloads_keep_queued_connections",
+]

@@ -1,0 +1,350 @@
+"""The podman driver against real podman: every operation of the ``ContainerEngine`` contract.
+
+Containers run the test image (``tests/support/containers.py``); the tests reach them only
+through ports published on 127.0.0.1, or from inside another container of the same network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import timedelta
+from typing import Any
+
+import httpx
+import pytest
+
+from plinth.runtime.containers import (
+    CliEngine,
+    EngineError,
+    EngineUnavailable,
+    ImagePullError,
+    ReplicaSpec,
+    SecretFile,
+    VolumeMount,
+    find_engine,
+    identity_labels,
+    spec_digest,
+)
+from plinth.runtime.containers.protocol import MANAGED, WORKLOAD
+from tests.aio import RunAsync
+from tests.support import containers
+from tests.support.containers import INDEX, ContainerKit, podman
+
+ABSENT = "localhost/plinth-test-absent:never-built"
+KEY = os.urandom(32)
+READY_WAIT_S = 30
+#: A command that idles until stopped, ending at once on SIGTERM (as PID 1 it must trap it).
+IDLE = "trap 'exit 0' TERM; sleep 300 & wait"
+
+
+@pytest.fixture(scope="module")
+def engine(test_containers: ContainerKit) -> CliEngine:
+    binary = shutil.which("podman")
+    assert binary is not None
+    return CliEngine("podman", binary, hash_key=KEY)
+
+
+@pytest.fixture
+def make(test_containers: ContainerKit, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """``make(suffix, **fields)``: a replica spec of the test image named after the test, with
+    the identity and test-run labels; every container made is removed after the test."""
+    made: list[str] = []
+
+    def spec(suffix: str = "", workload: str = "web", **fields: Any) -> ReplicaSpec:
+        name = f"t-{test_containers.run_id}-{request.node.name[5:25].replace('_', '-')}{suffix}"
+        made.append(name)
+        labels = {**identity_labels("org1", "main", workload, "aws-us-west-2"), **test_containers.labels}
+        return ReplicaSpec(name=name, image=test_containers.image, labels=labels, **fields)
+
+    yield spec
+    for name in made:
+        podman("rm", "--force", "--time", "0", name, check=False)
+
+
+def _get_when_up(port: int) -> httpx.Response:
+    """GET / on the published port once the server in the container listens."""
+    deadline = time.monotonic() + READY_WAIT_S
+    while True:
+        try:
+            return httpx.get(f"http://127.0.0.1:{port}/", timeout=5)
+        except httpx.TransportError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+async def _until_exited(engine: CliEngine, name: str) -> Any:
+    deadline = time.monotonic() + READY_WAIT_S
+    while True:
+        info = await engine.inspect(name)
+        assert info is not None
+        if info.state != "running" or time.monotonic() > deadline:
+            return info
+        await asyncio.sleep(0.1)
+
+
+def _inspect(name: str) -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(podman("container", "inspect", name).stdout)[0]
+    return doc
+
+
+def test_images_present_are_found_and_missing_ones_fail_to_pull_with_the_engine_message(
+    engine: CliEngine, test_containers: ContainerKit, run_async: RunAsync
+) -> None:
+    assert run_async(engine.image_present(test_containers.image)) is True
+    assert run_async(engine.image_present(ABSENT)) is False
+    with pytest.raises(ImagePullError) as raised:
+        run_async(engine.pull(ABSENT))
+    assert ABSENT in str(raised.value)
+    assert len(str(raised.value)) > len(f"pulling {ABSENT}: ")  # the engine's reason, not just ours
+
+
+def test_run_publishes_on_loopback_labels_and_limits(engine: CliEngine, make: Any, run_async: RunAsync) -> None:
+    spec = make(ports=[8080], cpu_millicores=250, memory_bytes=64 * 1024 * 1024, hostname="web-0")
+    info = run_async(engine.run(spec))
+    assert info.running and info.name == spec.name
+    assert set(info.ports) == {8080}
+    response = _get_when_up(info.ports[8080])
+    assert response.status_code == 200 and response.content == INDEX
+    assert info.labels[MANAGED] == "true"
+    assert info.labels[WORKLOAD] == "web" and info.labels["plinth.org"] == "org1"
+    assert info.labels["plinth.gvc"] == "main" and info.labels["plinth.location"] == "aws-us-west-2"
+    assert info.spec_hash == spec_digest(spec, KEY)
+    doc = _inspect(spec.name)
+    assert doc["HostConfig"]["NanoCpus"] == 250_000_000
+    assert doc["HostConfig"]["Memory"] == 64 * 1024 * 1024
+    bindings = doc["NetworkSettings"]["Ports"]["8080/tcp"]
+    assert [b["HostIp"] for b in bindings] == ["127.0.0.1"]
+    assert doc["Config"]["Hostname"] == "web-0"
+    assert info.started_at is not None and info.exit_code == 0
+
+
+def test_env_values_reach_the_container_but_never_the_engine_command_line(
+    engine: CliEngine, make: Any, run_async: RunAsync
+) -> None:
+    value = "s3cr3t-" + os.urandom(6).hex()
+    spec = make(
+        env={"API_TOKEN": value, "PATH": "/bin:/usr/bin", "MULTI": "a\nb"}, command="/bin/sh", args=["-c", IDLE]
+    )
+    assert value not in repr(spec)
+    run_async(engine.run(spec))
+    echoed = run_async(engine.exec(spec.name, ["sh", "-c", 'printf %s "$API_TOKEN|$MULTI|$PATH"']))
+    assert echoed.exit_code == 0
+    assert echoed.stdout.decode() == f"{value}|a\nb|/bin:/usr/bin"
+    doc = _inspect(spec.name)
+    assert value not in " ".join(doc["Config"]["CreateCommand"])  # podman records the argv it was given
+    assert "API_TOKEN" in doc["Config"]["CreateCommand"]
+    assert value not in json.dumps(doc["Config"]["Labels"])
+
+
+def test_command_and_args_replace_the_image_entrypoint_and_exit_codes_are_reported(
+    engine: CliEngine, make: Any, run_async: RunAsync
+) -> None:
+    spec = make(command="/bin/sh", args=["-c", "echo started; exit 7"])
+    run_async(engine.run(spec))
+    info = run_async(_until_exited(engine, spec.name))
+    assert info.state == "exited" and info.exit_code == 7
+    assert info.finished_at is not None and info.restart_count == 0
+
+    async def lines() -> list[bytes]:
+        return [line async for line in engine.logs(spec.name)]
+
+    assert run_async(lines()) == [b"started\n"]
+
+
+def test_list_returns_managed_containers_by_label_only(
+    engine: CliEngine, make: Any, test_containers: ContainerKit, run_async: RunAsync
+) -> None:
+    first = make("-a", workload="alpha", command="/bin/sh", args=["-c", IDLE])
+    second = make("-b", workload="beta", command="/bin/sh", args=["-c", "exit 3"])
+    run_async(engine.run(first))
+    run_async(engine.run(second))
+    stranger = f"t-{test_containers.run_id}-unmanaged"
+    label = f"{containers.TEST_RUN}={test_containers.run_id}"
+    podman("run", "-d", "--name", stranger, "--label", label, "--label", f"{WORKLOAD}=alpha", test_containers.image)
+    try:
+        alphas = run_async(engine.list({WORKLOAD: "alpha", containers.TEST_RUN: test_containers.run_id}))
+        assert [c.name for c in alphas] == [first.name]
+        assert alphas[0].running
+        every = run_async(engine.list({containers.TEST_RUN: test_containers.run_id}))
+        names = {c.name for c in every}
+        assert {first.name, second.name} <= names and stranger not in names
+        assert all(c.labels[MANAGED] == "true" for c in run_async(engine.list()))
+    finally:
+        podman("rm", "--force", "--time", "0", stranger, check=False)
+
+
+def test_stop_and_remove_are_idempotent(engine: CliEngine, make: Any, run_async: RunAsync) -> None:
+    spec = make()  # the image's default: httpd, which stops at once on SIGTERM
+    run_async(engine.run(spec))
+    run_async(engine.stop(spec.name, timeout_s=5))
+    stopped = run_async(engine.inspect(spec.name))
+    assert stopped is not None and not stopped.running and stopped.state == "exited"
+    run_async(engine.stop(spec.name, timeout_s=5))
+    run_async(engine.remove(spec.name))
+    assert run_async(engine.inspect(spec.name)) is None
+    run_async(engine.remove(spec.name))
+    run_async(engine.stop(spec.name))
+
+
+def test_exec_reports_exit_codes_and_output(engine: CliEngine, make: Any, run_async: RunAsync) -> None:
+    spec = make(command="/bin/sh", args=["-c", IDLE])
+    run_async(engine.run(spec))
+    done = run_async(engine.exec(spec.name, ["sh", "-c", "echo out; echo err >&2; exit 4"]))
+    assert (done.exit_code, done.stdout, done.stderr) == (4, b"out\n", b"err\n")
+    with pytest.raises(EngineError):
+        run_async(engine.exec(spec.name + "-absent", ["true"]))
+
+
+def test_logs_since_and_follow(engine: CliEngine, make: Any, run_async: RunAsync) -> None:
+    script = "i=0; while [ $i -lt 3 ]; do echo line$i; i=$((i+1)); sleep 0.2; done"
+    spec = make(command="/bin/sh", args=["-c", script])
+
+    async def follow() -> list[bytes]:
+        await engine.run(spec)
+        return [line async for line in engine.logs(spec.name, follow=True)]  # ends when the container does
+
+    assert run_async(follow()) == [b"line0\n", b"line1\n", b"line2\n"]
+    info = run_async(_until_exited(engine, spec.name))
+    assert info.started_at is not None and info.finished_at is not None
+
+    async def since(moment: Any) -> list[bytes]:
+        return [line async for line in engine.logs(spec.name, since=moment)]
+
+    assert len(run_async(since(info.started_at - timedelta(minutes=1)))) == 3
+    assert run_async(since(info.finished_at + timedelta(seconds=5))) == []
+    with pytest.raises(EngineError):
+        run_async(_drain(engine.logs(spec.name + "-absent")))
+
+
+async def _drain(lines: Any) -> list[bytes]:
+    return [line async for line in lines]
+
+
+def test_containers_of_one_network_reach_each_other_by_alias(
+    engine: CliEngine, make: Any, test_containers: ContainerKit, run_async: RunAsync
+) -> None:
+    network = f"t-{test_containers.run_id}-net"
+    run_async(engine.ensure_network(network, test_containers.labels))
+    run_async(engine.ensure_network(network, test_containers.labels))  # idempotent
+    server = make("-srv", network=network, aliases=["web.main.cpln.local"])
+    client = make("-cli", workload="client", network=network, command="/bin/sh", args=["-c", IDLE])
+    run_async(engine.run(server))
+    run_async(engine.run(client))
+    deadline = time.monotonic() + READY_WAIT_S
+    while True:
+        got = run_async(engine.exec(client.name, ["wget", "-q", "-O", "-", "http://web.main.cpln.local:8080/"]))
+        if got.exit_code == 0 or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert (got.exit_code, got.stdout) == (0, INDEX)
+    run_async(engine.remove(server.name))
+    run_async(engine.remove(client.name))
+    run_async(engine.remove_network(network))
+    assert podman("network", "exists", network, check=False).returncode != 0
+    run_async(engine.remove_network(network))
+
+
+def test_named_volumes_outlive_their_containers(
+    engine: CliEngine, make: Any, test_containers: ContainerKit, run_async: RunAsync
+) -> None:
+    volume = f"t-{test_containers.run_id}-data"
+    run_async(engine.ensure_volume(volume, test_containers.labels))
+    run_async(engine.ensure_volume(volume, test_containers.labels))
+    mount = VolumeMount(volume, "/data")
+    writer = make("-w", volumes=[mount], command="/bin/sh", args=["-c", "echo kept > /data/file"])
+    run_async(engine.run(writer))
+    assert run_async(_until_exited(engine, writer.name)).exit_code == 0
+    run_async(engine.remove(writer.name))
+    reader = make("-r", volumes=[replace(mount, read_only=True)], command="/bin/sh", args=["-c", IDLE])
+    run_async(engine.run(reader))
+    assert run_async(engine.exec(reader.name, ["cat", "/data/file"])).stdout == b"kept\n"
+    assert run_async(engine.exec(reader.name, ["sh", "-c", "echo x > /data/other"])).exit_code != 0  # read-only
+    run_async(engine.remove(reader.name))
+    run_async(engine.remove_volume(volume))
+    assert podman("volume", "exists", volume, check=False).returncode != 0
+    run_async(engine.remove_volume(volume))
+
+
+def test_secret_files_arrive_through_the_engine_store_and_leave_with_the_container(
+    engine: CliEngine, make: Any, run_async: RunAsync
+) -> None:
+    value = b"token-" + os.urandom(8).hex().encode()
+    spec = make(secret_files=[SecretFile("/etc/app/token", value)], command="/bin/sh", args=["-c", IDLE])
+    assert value.decode() not in repr(spec)
+    info = run_async(engine.run(spec))
+    read = run_async(engine.exec(spec.name, ["cat", "/etc/app/token"]))
+    assert read.stdout == value
+    mode = run_async(engine.exec(spec.name, ["stat", "-c", "%a", "/etc/app/token"]))
+    assert mode.stdout == b"400\n"
+    secrets = info.labels["plinth.secrets"].split(",")
+    assert podman("secret", "inspect", *secrets, check=False).returncode == 0
+    assert value.decode() not in " ".join(_inspect(spec.name)["Config"]["CreateCommand"])
+    run_async(engine.remove(spec.name))
+    assert podman("secret", "inspect", secrets[0], check=False).returncode != 0
+
+
+def test_a_failed_start_leaves_nothing_behind(engine: CliEngine, make: Any, run_async: RunAsync) -> None:
+    missing_image = replace(make("-img", secret_files=[SecretFile("/s", b"x")]), image=ABSENT)
+    with pytest.raises(EngineError):
+        run_async(engine.run(missing_image))
+    assert run_async(engine.inspect(missing_image.name)) is None
+    assert podman("secret", "inspect", f"{missing_image.name}-secret-0", check=False).returncode != 0
+    no_such_command = make("-cmd", command="/no/such/binary")
+    with pytest.raises(EngineError) as raised:
+        run_async(engine.run(no_such_command))
+    assert "/no/such/binary" in str(raised.value)
+    assert run_async(engine.inspect(no_such_command.name)) is None
+
+
+def test_running_a_name_that_exists_is_refused_and_leaves_the_running_one_alone(
+    engine: CliEngine, make: Any, run_async: RunAsync
+) -> None:
+    spec = make(secret_files=[SecretFile("/etc/app/token", b"first")], command="/bin/sh", args=["-c", IDLE])
+    first = run_async(engine.run(spec))
+    with pytest.raises(EngineError) as raised:
+        run_async(engine.run(replace(spec, secret_files=[SecretFile("/etc/app/token", b"second")])))
+    assert "exists" in str(raised.value)
+    still = run_async(engine.inspect(spec.name))
+    assert still is not None and still.running and still.id == first.id
+    assert run_async(engine.exec(spec.name, ["cat", "/etc/app/token"])).stdout == b"first"
+
+
+def test_spec_digest_is_keyed_and_follows_every_field() -> None:
+    spec = ReplicaSpec(name="web-0", image="img", env={"A": "1"}, secret_files=[SecretFile("/s", b"v")])
+    assert spec_digest(spec, b"k") == spec_digest(replace(spec), b"k")
+    assert spec_digest(spec, b"k") != spec_digest(spec, b"other key")
+    variants = [
+        replace(spec, image="img2"),
+        replace(spec, env={"A": "2"}),
+        replace(spec, secret_files=[SecretFile("/s", b"w")]),
+        replace(spec, args=["x"]),
+        replace(spec, memory_bytes=1),
+        replace(spec, volumes=[VolumeMount("v", "/v")]),
+    ]
+    assert len({spec_digest(v, b"k") for v in [spec, *variants]}) == 1 + len(variants)
+
+
+def test_find_engine_prefers_podman_and_refuses_unknown_names(test_containers: ContainerKit) -> None:
+    assert find_engine().name == "podman"
+    assert find_engine("podman").binary == shutil.which("podman")
+    with pytest.raises(EngineUnavailable):
+        find_engine("containerd")
+
+
+def test_the_session_clean_up_removes_everything_with_its_label(test_containers: ContainerKit) -> None:
+    other = containers.new_run_id()
+    label = f"{containers.TEST_RUN}={other}"
+    podman("run", "-d", "--label", label, test_containers.image)
+    podman("network", "create", "--label", label, f"t-{other}-net")
+    podman("volume", "create", "--label", label, f"t-{other}-vol")
+    podman("secret", "create", "--label", label, f"t-{other}-sec", "-", input="x")
+    assert len(containers.leftovers(other)) == 4
+    containers.cleanup(other)
+    assert containers.leftovers(other) == []
