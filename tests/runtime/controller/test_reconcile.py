@@ -324,3 +324,10 @@ def test_a_desired_spec_outside_the_scope_is_refused(world: World, engine: CliEn
     with pytest.raises(ValueError, match="scope"):
         run_async(reconcile([spec], engine, scope={**world.scope, SCOPE: "elsewhere"}))
     assert world.running(run_async, engine) == {}
+
+
+def test_two_desired_specs_for_one_slot_are_refused(world: World, engine: CliEngine, run_async: RunAsync) -> None:
+    spec = world.desired(world.workload("web"))[0]
+    with pytest.raises(ValueError, match="two desired specs"):
+        run_async(reconcile([spec, spec], engine, scope=world.scope))
+    assert world.running(run_async, engine) == {}

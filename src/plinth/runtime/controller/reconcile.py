@@ -110,6 +110,8 @@ async def reconcile(
         slot = slot_of(spec.labels)
         if slot is None or any(spec.labels.get(k) != v for k, v in scope.items()):
             raise ValueError(f"{spec.name}: a desired spec needs the plan's slot labels and every scope label")
+        if slot in wanted:
+            raise ValueError(f"{spec.name}: two desired specs for replica {slot[4]} container {slot[5]}")
         wanted[slot] = spec
     running: dict[Slot, list[ContainerInfo]] = defaultdict(list)
     for info in await driver.list(scope):
