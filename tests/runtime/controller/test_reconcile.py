@@ -178,10 +178,10 @@ def test_stateful_replicas_keep_their_names_and_are_replaced_in_place(
     world: World, engine: CliEngine, run_async: RunAsync
 ) -> None:
     doc = world.workload("db", "stateful", replicas=2)
-    world.sync(run_async, engine, doc)
+    created = world.sync(run_async, engine, doc).created
     infos = world.running(run_async, engine)
     names = [f"plinth_{world.org}_main_{LOCATION}_db-{i}_main" for i in range(2)]
-    assert sorted(infos) == names
+    assert sorted(infos) == names and created == names  # started in order
     assert podman("container", "inspect", "--format", "{{.Config.Hostname}}", names[1]).stdout.strip() == "db-1"
     before = _ids(infos)
     doc["spec"]["containers"][0]["env"] = [{"name": "VERSION", "value": "2"}]
@@ -331,3 +331,29 @@ def test_two_desired_specs_for_one_slot_are_refused(world: World, engine: CliEng
     with pytest.raises(ValueError, match="two desired specs"):
         run_async(reconcile([spec, spec], engine, scope=world.scope))
     assert world.running(run_async, engine) == {}
+
+
+def test_a_template_that_cannot_start_keeps_the_old_replica_running(
+    world: World, engine: CliEngine, run_async: RunAsync
+) -> None:
+    doc = world.workload("steady")
+    world.sync(run_async, engine, doc)
+    before = _ids(world.running(run_async, engine))
+    doc["spec"]["containers"][0]["command"] = "/no/such/entrypoint"
+    report = run_async(reconcile(world.desired(doc), engine, scope=world.scope))
+    assert list(report.errors) == [f"{world.org}/main/steady"]
+    after = world.running(run_async, engine)
+    assert _ids(after) == before and all(i.running for i in after.values())
+    del doc["spec"]["containers"][0]["command"]
+    assert not world.sync(run_async, engine, doc).changed
+
+
+def test_a_replica_that_stopped_is_made_again(world: World, engine: CliEngine, run_async: RunAsync) -> None:
+    doc = world.workload("again")
+    world.sync(run_async, engine, doc)
+    (name,) = world.running(run_async, engine)
+    podman("stop", "--time", "5", name)
+    report = world.sync(run_async, engine, doc)
+    assert report.removed == [name] and report.created == [name]
+    (info,) = world.running(run_async, engine).values()
+    assert info.running
