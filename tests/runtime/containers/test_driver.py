@@ -115,7 +115,7 @@ def test_run_publishes_on_loopback_labels_and_limits(engine: CliEngine, make: An
     assert info.labels[MANAGED] == "true"
     assert info.labels[WORKLOAD] == "web" and info.labels["plinth.org"] == "org1"
     assert info.labels["plinth.gvc"] == "main" and info.labels["plinth.location"] == "aws-us-west-2"
-    assert info.spec_hash == spec_digest(spec, KEY)
+    assert info.spec_hash == spec_digest(spec, KEY) == engine.digest(spec)
     doc = _inspect(spec.name)
     assert doc["HostConfig"]["NanoCpus"] == 250_000_000
     assert doc["HostConfig"]["Memory"] == 64 * 1024 * 1024

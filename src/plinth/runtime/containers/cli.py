@@ -134,6 +134,9 @@ class CliEngine:
         self.binary = binary
         self._hash_key = hash_key
 
+    def digest(self, spec: ReplicaSpec) -> str:
+        return spec_digest(spec, self._hash_key)
+
     async def _call(
         self,
         *args: str,
@@ -196,7 +199,7 @@ class CliEngine:
         if spec.secret_files and self.name != "podman":
             raise EngineError(f"{spec.name}: secret files need podman's secret store (docker's needs swarm mode)")
         secrets = [f"{spec.name}-secret-{index}" for index in range(len(spec.secret_files))]
-        labels = {**spec.labels, MANAGED: "true", SPEC_HASH: spec_digest(spec, self._hash_key)}
+        labels = {**spec.labels, MANAGED: "true", SPEC_HASH: self.digest(spec)}
         if secrets:
             labels[SECRETS] = ",".join(secrets)
         args = ["create", "--name", spec.name]

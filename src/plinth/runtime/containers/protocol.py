@@ -183,6 +183,11 @@ class ContainerEngine(Protocol):
 
     name: str
 
+    def digest(self, spec: ReplicaSpec) -> str:
+        """The :data:`SPEC_HASH` label ``run(spec)`` gives its container (under this driver's
+        key): a controller compares it with a container's label to adopt it."""
+        ...
+
     async def image_present(self, image: str) -> bool:
         """Whether ``image`` is in the engine's local store (then it is never pulled again)."""
         ...

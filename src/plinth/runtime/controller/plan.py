@@ -1,0 +1,195 @@
+"""What should run: a pure function from a workload's documents to the replicas it wants.
+
+:func:`plan_workload` takes a workload as the API serves it, its GVC and the GVC's locations
+(names, in placement order) and answers one :class:`~plinth.runtime.containers.ReplicaSpec`
+per replica and container, per location. It reads nothing else: secret references in env
+values (``cpln://secret/NAME[.KEY]``) are resolved by the caller's ``resolve`` function, so
+the plan stays pure and testable without a store or an engine.
+
+The semantics (docs/runtime.md, "The plan"):
+
+- **Replicas per location**: ``minScale`` after that location's ``localOptions``; none when
+  suspended, with ``maxScale: 0``, or for ``cron`` (its jobs are not long-running replicas and
+  are planned elsewhere). Shared with the simulated runtime (``runtime/deployments.py``).
+- **Names**: replica ``i`` of workload ``w`` is ``w-i`` (label :data:`REPLICA`, and the
+  container's hostname) for every type; the engine container of one container of that
+  replica is ``plinth_{org}_{gvc}_{location}_{w-i}_{container}`` (:func:`slot_name`). Names of
+  the platform never hold ``_``, so the parts cannot run into each other. For ``stateful``
+  this is the container's name for good; ``standard`` and ``serverless`` containers get a
+  digest suffix from the reconciler, so a new replica can start beside the old one.
+- **Labels**: the driver's identity labels plus :data:`REPLICA` and :data:`CONTAINER` (the
+  replica's slot) and the caller's ``labels`` (e.g. a scope); the spec digest label
+  (``plinth.spec-hash``) is stamped by the driver from the whole spec when it runs it.
+- **Container**: image, ``command`` (the entrypoint), ``args``, env (GVC ``env`` first when
+  ``inheritEnv``, the container's own winning; then the platform's ``CPLN_*`` names), ``cpu``
+  and ``memory`` limits (the platform's defaults ``50m`` and ``128Mi`` when unset), and every
+  port (``ports[].number`` and the deprecated ``port``) published on 127.0.0.1.
+- **Force redeployment**: the ``cpln/deployTimestamp`` tag becomes the label
+  :data:`DEPLOY_TIMESTAMP`, so a new value changes the spec, hence its digest, hence a rollout.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from plinth.runtime.containers.protocol import ReplicaSpec, identity_labels
+from plinth.runtime.deployments import replicas_at
+
+#: The replica a container belongs to (``web-0``) and which of its containers it runs.
+REPLICA = "plinth.replica"
+CONTAINER = "plinth.container"
+#: The workload's type: the reconciler replaces a ``stateful`` replica in place (stable name).
+TYPE = "plinth.workload-type"
+#: The workload's ``cpln/deployTimestamp`` tag (force redeployment), carried into the spec.
+DEPLOY_TIMESTAMP = "plinth.deploy-timestamp"
+#: The platform's defaults for a container's resources.
+DEFAULT_CPU, DEFAULT_MEMORY = "50m", "128Mi"
+SECRET_PREFIX = "cpln://secret/"
+
+#: Resolves a ``cpln://secret/NAME[.KEY]`` env value to the secret's value; whatever it raises
+#: (a secret missing, not revealable) propagates out of :func:`plan_workload`.
+Resolver = Callable[[str], str]
+
+_QUANTITY = re.compile(r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$")
+_SUFFIX = {
+    "": Decimal(1),
+    "m": Decimal("0.001"),
+    "k": Decimal(10**3),
+    "K": Decimal(10**3),
+    "M": Decimal(10**6),
+    "G": Decimal(10**9),
+    "T": Decimal(10**12),
+    "P": Decimal(10**15),
+    "Ki": Decimal(2**10),
+    "Mi": Decimal(2**20),
+    "Gi": Decimal(2**30),
+    "Ti": Decimal(2**40),
+    "Pi": Decimal(2**50),
+}
+
+
+def quantity(text: str) -> Decimal:
+    """A Kubernetes-style quantity (``250m``, ``0.5``, ``128Mi``, ``1G``, ``1e3``) as a number;
+    ``ValueError`` for anything else."""
+    match = _QUANTITY.fullmatch(str(text).strip())
+    if match is None:
+        raise ValueError(f"not a quantity: {text!r}")
+    number, suffix = match.groups()
+    try:
+        value = Decimal(number)
+        if suffix[:1] in ("e", "E"):
+            return value * Decimal(10) ** int(suffix[1:])
+        return value * _SUFFIX[suffix]
+    except (InvalidOperation, KeyError, ValueError):
+        raise ValueError(f"not a quantity: {text!r}") from None
+
+
+def millicores(text: str) -> int:
+    return max(1, int(quantity(text) * 1000))
+
+
+def memory_bytes(text: str) -> int:
+    return int(quantity(text))
+
+
+def self_parts(doc: Mapping[str, Any]) -> list[str]:
+    """The path segments of a document's ``self`` link (``['org', 'o1', 'gvc', 'main', ...]``)."""
+    for link in doc.get("links") or ():
+        if link.get("rel") == "self":
+            return str(link.get("href", "")).strip("/").split("/")
+    raise ValueError(f"{doc.get('kind', 'document')} {doc.get('name')!r} has no self link")
+
+
+def slot_name(org: str, gvc: str, location: str, replica: str, container: str) -> str:
+    """The engine name of one container of one replica (see the module's docstring)."""
+    return f"plinth_{org}_{gvc}_{location}_{replica}_{container}"
+
+
+def _ports(container: Mapping[str, Any]) -> list[int]:
+    numbers = [int(p["number"]) for p in container.get("ports") or () if p.get("number") is not None]
+    if container.get("port") is not None and int(container["port"]) not in numbers:
+        numbers.append(int(container["port"]))
+    return numbers
+
+
+def _env(
+    container: Mapping[str, Any],
+    gvc: Mapping[str, Any],
+    injected: Mapping[str, str],
+    resolve: Resolver,
+) -> dict[str, str]:
+    """The container's environment: inherited GVC env, its own (winning), secrets resolved;
+    then the platform's injected names, which a workload cannot set (``CPLN_`` is reserved)."""
+    entries: list[Mapping[str, Any]] = []
+    if container.get("inheritEnv"):
+        entries += list((gvc.get("spec") or {}).get("env") or ())
+    entries += list(container.get("env") or ())
+    env: dict[str, str] = {}
+    for entry in entries:
+        value = str(entry.get("value") or "")
+        env[str(entry["name"])] = resolve(value) if value.startswith(SECRET_PREFIX) else value
+    env.update(injected)
+    return env
+
+
+def plan_workload(
+    workload: Mapping[str, Any],
+    gvc: Mapping[str, Any],
+    locations: Sequence[str],
+    *,
+    resolve: Resolver,
+    labels: Mapping[str, str] | None = None,
+) -> list[ReplicaSpec]:
+    """The replicas ``workload`` wants on each of ``locations`` (module docstring), ordered by
+    location, then replica index, then container (the order a stateful workload starts in)."""
+    parts = self_parts(workload)
+    org, gvc_name, name = parts[1], parts[3], str(workload["name"])
+    spec = workload.get("spec") or {}
+    workload_type = str(spec.get("type") or "standard")
+    containers = list(spec.get("containers") or ())
+    extra = dict(labels or {})
+    stamp = (workload.get("tags") or {}).get("cpln/deployTimestamp")
+    if stamp is not None:
+        extra[DEPLOY_TIMESTAMP] = str(stamp)
+    planned: list[ReplicaSpec] = []
+    for location in locations:
+        count = replicas_at(dict(workload), location)
+        for index in range(count):
+            replica = f"{name}-{index}"
+            for container in containers:
+                ports = _ports(container)
+                injected = {
+                    "CPLN_ORG": org,
+                    "CPLN_GVC": gvc_name,
+                    "CPLN_GVC_ALIAS": str(gvc.get("alias") or ""),
+                    "CPLN_LOCATION": location,
+                    "CPLN_WORKLOAD": name,
+                    "CPLN_NAME": replica,
+                }
+                env = _env(container, gvc, injected, resolve)
+                if workload_type in ("standard", "serverless") and ports and "PORT" not in env:
+                    env["PORT"] = str(ports[0])  # the platform sets it when the workload did not
+                planned.append(
+                    ReplicaSpec(
+                        name=slot_name(org, gvc_name, location, replica, str(container["name"])),
+                        image=str(container["image"]),
+                        labels={
+                            **extra,
+                            **identity_labels(org, gvc_name, name, location),
+                            REPLICA: replica,
+                            CONTAINER: str(container["name"]),
+                            TYPE: workload_type,
+                        },
+                        command=container.get("command"),
+                        args=tuple(str(arg) for arg in container.get("args") or ()),
+                        env=env,
+                        cpu_millicores=millicores(str(container.get("cpu") or DEFAULT_CPU)),
+                        memory_bytes=memory_bytes(str(container.get("memory") or DEFAULT_MEMORY)),
+                        ports=tuple(ports),
+                        hostname=replica,
+                    )
+                )
+    return planned

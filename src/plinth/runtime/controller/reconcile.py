@@ -1,0 +1,212 @@
+"""Making what runs match what should run: one level-triggered pass through the driver.
+
+:func:`reconcile` compares the desired replicas (every workload's :func:`~.plan.plan_workload`
+output, for everything the controller is responsible for) with the replica containers the
+driver lists in ``scope`` and acts on the difference. It keeps no state between calls: the
+engine's labels are the whole record, so a second call with nothing changed does nothing, and
+a new process (or a second instance) adopts what the first one started.
+
+Per container slot (org, GVC, location, replica, container: the labels the plan sets):
+
+- **adopt** a running container whose name and ``plinth.spec-hash`` label are those of the
+  desired spec: it is never restarted;
+- **create** a missing one (pulling its image only when the engine's store lacks it);
+- **replace** one whose digest differs. ``standard`` and ``serverless``: a surge, the new
+  container (its name carries the new spec's digest) starts beside the old one, and only once
+  it is *running* (readiness probes come later) is the old one stopped and removed.
+  ``stateful``: in place, as a Kubernetes StatefulSet does, because its name (and, later, its
+  volume) is the replica's stable identity: the old one stops, then the new one starts.
+  Slots are replaced one at a time per workload; workloads proceed concurrently;
+- a container in the slot that is not running (exited, created) is removed and made again
+  (restart back-off comes later);
+- **remove** (stop, then remove) every container in scope whose slot is not desired: a
+  workload, GVC or org that is gone, a location the GVC left, a replica scaled away.
+
+Only containers the driver lists are seen, and the driver lists only ``plinth.managed=true``
+ones; of those, only the ones carrying every ``scope`` label and a :data:`~.plan.REPLICA`
+label are this controller's (later job containers, and other Plinth instances' containers
+under another scope, are left alone).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from plinth.runtime.containers.protocol import (
+    GVC,
+    LOCATION,
+    ORG,
+    WORKLOAD,
+    ContainerEngine,
+    ContainerInfo,
+    EngineError,
+    ReplicaSpec,
+)
+from plinth.runtime.controller.plan import CONTAINER, REPLICA, TYPE
+
+#: How long a new container may take to be running before the step counts as failed.
+RUNNING_TIMEOUT_S = 60.0
+#: How long a retired container gets between SIGTERM and SIGKILL.
+STOP_TIMEOUT_S = 10.0
+POLL_S = 0.1
+
+Slot = tuple[str, str, str, str, str, str]  # org, gvc, workload, location, replica, container
+WorkloadKey = tuple[str, str, str]  # org, gvc, workload
+
+
+@dataclass
+class ReconcileReport:
+    """What one pass did, by engine container name; ``errors`` by ``org/gvc/workload``."""
+
+    created: list[str] = field(default_factory=list)
+    adopted: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    errors: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.created or self.removed)
+
+
+class StepFailed(Exception):
+    """A new container did not reach ``running``; the old one (if any) was kept."""
+
+
+def slot_of(labels: Mapping[str, str]) -> Slot | None:
+    try:
+        return (labels[ORG], labels[GVC], labels[WORKLOAD], labels[LOCATION], labels[REPLICA], labels[CONTAINER])
+    except KeyError:
+        return None
+
+
+def engine_name(spec: ReplicaSpec, driver: ContainerEngine) -> str:
+    """The engine name of the container for ``spec``: the plan's name for ``stateful`` (stable),
+    else that name plus a digest of the spec, so the new replica of a rollout can run beside
+    the old one and a name says which template it runs."""
+    if spec.labels.get(TYPE) == "stateful":
+        return spec.name
+    return f"{spec.name}_{driver.digest(spec)[:12]}"
+
+
+async def reconcile(
+    desired: Iterable[ReplicaSpec],
+    driver: ContainerEngine,
+    *,
+    scope: Mapping[str, str] | None = None,
+    running_timeout_s: float = RUNNING_TIMEOUT_S,
+) -> ReconcileReport:
+    """One pass (module docstring). Every desired spec must carry every ``scope`` label (the
+    plan's ``labels`` argument), or the next pass would not see what this one made. Engine
+    errors are reported per workload in :attr:`ReconcileReport.errors`, never raised, so one
+    workload's missing image does not stop the others."""
+    scope = dict(scope or {})
+    report = ReconcileReport()
+    wanted: dict[Slot, ReplicaSpec] = {}
+    for spec in desired:
+        slot = slot_of(spec.labels)
+        if slot is None or any(spec.labels.get(k) != v for k, v in scope.items()):
+            raise ValueError(f"{spec.name}: a desired spec needs the plan's slot labels and every scope label")
+        if slot in wanted:
+            raise ValueError(f"{spec.name}: two desired specs for replica {slot[4]} container {slot[5]}")
+        wanted[slot] = spec
+    running: dict[Slot, list[ContainerInfo]] = defaultdict(list)
+    for info in await driver.list(scope):
+        slot = slot_of(info.labels)
+        if slot is not None:
+            running[slot].append(info)
+
+    # Whatever no desired slot claims goes first: orphans, scaled-away replicas.
+    unwanted = [info for slot, infos in running.items() if slot not in wanted for info in infos]
+
+    async def collect(info: ContainerInfo) -> None:
+        try:
+            await _retire(driver, info.name, report)
+        except EngineError as exc:
+            report.errors["/".join(info.labels[k] for k in (ORG, GVC, WORKLOAD))] = str(exc)
+
+    await asyncio.gather(*(collect(info) for info in unwanted))
+
+    by_workload: dict[WorkloadKey, list[Slot]] = defaultdict(list)
+    for slot in wanted:
+        by_workload[slot[:3]].append(slot)
+    images: dict[str, asyncio.Task[None]] = {}
+
+    async def one_workload(key: WorkloadKey, slots: Sequence[Slot]) -> None:
+        try:
+            for slot in slots:  # in plan order: a stateful workload starts replica 0 first
+                await _converge(driver, wanted[slot], running.get(slot, []), report, images, running_timeout_s)
+        except (EngineError, StepFailed) as exc:
+            report.errors["/".join(key)] = str(exc)
+
+    await asyncio.gather(*(one_workload(key, slots) for key, slots in by_workload.items()))
+    return report
+
+
+async def _ensure_image(driver: ContainerEngine, image: str, images: dict[str, asyncio.Task[None]]) -> None:
+    """Pull ``image`` unless the engine has it, once per pass however many replicas want it."""
+
+    async def fetch() -> None:
+        if not await driver.image_present(image):
+            await driver.pull(image)
+
+    if image not in images:
+        images[image] = asyncio.ensure_future(fetch())
+    await asyncio.shield(images[image])
+
+
+async def _converge(
+    driver: ContainerEngine,
+    spec: ReplicaSpec,
+    current: Sequence[ContainerInfo],
+    report: ReconcileReport,
+    images: dict[str, asyncio.Task[None]],
+    running_timeout_s: float,
+) -> None:
+    target = replace(spec, name=engine_name(spec, driver))
+    digest = driver.digest(target)
+    keep = next((c for c in current if c.name == target.name and c.spec_hash == digest and c.running), None)
+    if keep is not None:
+        report.adopted.append(keep.name)
+        # Leftovers of a rollout that was interrupted between its start and its clean-up.
+        for info in current:
+            if info is not keep:
+                await _retire(driver, info.name, report)
+        return
+    # Must go before the new one starts: anything dead, and anything holding the target name
+    # (a stateful replica's old container, or one made under another key).
+    first = [c for c in current if c.name == target.name or not c.running]
+    later = [c for c in current if c not in first]
+    await _ensure_image(driver, target.image, images)
+    for info in first:
+        await _retire(driver, info.name, report)
+    await driver.run(target)
+    report.created.append(target.name)
+    await _until_running(driver, target.name, running_timeout_s, report)
+    for info in later:  # the surge: the new one runs, so the old one may go
+        await _retire(driver, info.name, report)
+
+
+async def _until_running(driver: ContainerEngine, name: str, timeout_s: float, report: ReconcileReport) -> None:
+    """Wait for ``name`` to be running; when it ends or times out instead, remove it and raise
+    :class:`StepFailed` (the old replica, if any, was not touched)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        info = await driver.inspect(name)
+        if info is not None and info.running:
+            return
+        if info is None or info.state in ("exited", "dead") or time.monotonic() > deadline:
+            state = "gone" if info is None else f"{info.state}, exit code {info.exit_code}"
+            await _retire(driver, name, report)
+            raise StepFailed(f"container {name} did not keep running ({state})")
+        await asyncio.sleep(POLL_S)
+
+
+async def _retire(driver: ContainerEngine, name: str, report: ReconcileReport) -> None:
+    """Stop gracefully, then remove; both are idempotent in the driver."""
+    await driver.stop(name, STOP_TIMEOUT_S)
+    await driver.remove(name)
+    report.removed.append(name)
