@@ -3,7 +3,8 @@
 The other modules run on SQLite; these cases re-run their functions here, with ``server``
 overridden: writes, keys, lists with paging, the apply/delete round trip, errors, identities,
 IP sets and audit contexts, cloud accounts, agents, a whole stack applied and deleted from one
-file, the vendor stacks' shapes (``test_vendor_shapes.py``), and editing and cloning secrets
+file, the vendor stacks' and template catalog's shapes (``test_vendor_shapes.py``,
+``test_template_shapes.py``), and editing and cloning secrets
 (sealed with the store's key), through flags.
 """
 
@@ -31,6 +32,7 @@ from tests.compat.test_secrets import (
     test_edit_reveals_edits_and_patches_back,
 )
 from tests.compat.test_stacks import test_a_stack_applies_reapplies_unchanged_and_deletes
+from tests.compat.test_template_shapes import test_apply_of_the_template_shapes_stores_them_as_sent
 from tests.compat.test_typed import (
     test_apply_creates_then_updates_and_delete_from_file_waits_for_404,
     test_get_over_50_items_prints_the_paging_notice,
@@ -53,6 +55,7 @@ __all__ = [
     "test_agent_create_prints_the_bootstrap_config_once",
     "test_apply_a_stack_waits_until_ready_and_links_resolve",
     "test_apply_creates_then_updates_and_delete_from_file_waits_for_404",
+    "test_apply_of_the_template_shapes_stores_them_as_sent",
     "test_apply_of_the_vendor_shapes_stores_them_as_sent",
     "test_auditctx_create_get_update_and_no_delete",
     "test_clone_copies_the_values",

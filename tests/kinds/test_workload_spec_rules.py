@@ -202,17 +202,21 @@ def test_cpu_and_memory_targets_are_percentages(spec: dict[str, Any], expected: 
     [
         (autoscaled("serverless", minScale=0), PARENT_GVC, []),
         (autoscaled("serverless", metric="cpu", minScale=0), PARENT_GVC, []),
-        (autoscaled("standard", minScale=0), PARENT_GVC, [f"{AUTOSCALING}.minScale"]),
-        (autoscaled("stateful", metric="rps", minScale=0), PARENT_GVC, [f"{AUTOSCALING}.minScale"]),
+        # Accepted on standard and stateful with any metric: the vendor's template catalog parks
+        # workloads at minScale 0 / maxScale 0 (controlplane-com/templates; validation-audit.md).
+        (autoscaled("standard", minScale=0), PARENT_GVC, []),
+        (autoscaled("stateful", metric="rps", minScale=0), PARENT_GVC, []),
+        (autoscaled("standard", metric="cpu", minScale=0, maxScale=0), PARENT_GVC, []),
+        (autoscaled("stateful", metric="disabled", minScale=0, maxScale=0), PARENT_GVC, []),
         (autoscaled("standard", metric="keda", minScale=0), KEDA_GVC, []),
         (autoscaled("stateful", keda={}, minScale=0), KEDA_GVC, []),
         (autoscaled("cron", minScale=0, maxScale=0), PARENT_GVC, [f"{AUTOSCALING}.minScale"]),
-        (local("standard", autoscaling={"minScale": 0}), PARENT_GVC, [f"{LOCAL}.autoscaling.minScale"]),
-        # A location leaving KEDA for cpu keeps the default's minScale 0: reported where it changed.
+        (local("standard", autoscaling={"minScale": 0}), PARENT_GVC, []),
+        (local("cron", autoscaling={"minScale": 0, "maxScale": 0}), PARENT_GVC, [f"{LOCAL}.autoscaling.minScale"]),
         (
             local("standard", {"autoscaling": {"metric": "keda", "minScale": 0}}, autoscaling={"metric": "cpu"}),
             KEDA_GVC,
-            [f"{LOCAL}.autoscaling.metric"],
+            [],
         ),
         (
             local("standard", {"autoscaling": {"metric": "keda", "minScale": 0}}, suspend=True),
@@ -225,9 +229,9 @@ def test_min_scale_zero_follows_the_type(spec: dict[str, Any], parent: Item, exp
     assert errors_for(spec, parent=parent) == expected
 
 
-def test_min_scale_zero_message_names_keda() -> None:
-    assert pairs(write(autoscaled("stateful", minScale=0))[1]) == [
-        (f"{AUTOSCALING}.minScale", "minScale can be 0 on a stateful workload only with metric 'keda'")
+def test_min_scale_zero_message_names_cron() -> None:
+    assert pairs(write(autoscaled("cron", minScale=0, maxScale=0))[1]) == [
+        (f"{AUTOSCALING}.minScale", "minScale cannot be 0 on a cron workload")
     ]
 
 
@@ -300,10 +304,9 @@ def test_capacity_ai_message_gives_the_reason() -> None:
             workload("vm", containers=[{"name": "vm"}], vm={}),
             [("spec.type", "'vm' workloads are not served by Plinth yet")],
         ),
-        (
-            workload("cron", localOptions=[{"location": "aws-us-east-1", "suspend": True}]),
-            [("spec.localOptions", "is not supported on a cron workload (it runs in every location alike)")],
-        ),
+        # Accepted: the vendor's template catalog un-suspends one location of a cron this way
+        # (controlplane-com/templates; docs/validation-audit.md).
+        (workload("cron", localOptions=[{"location": "aws-us-east-1", "suspend": True}]), []),
         (workload("cron", localOptions=[]), []),
         # Stored on stateful, where it means nothing (issue 20: the vendor's stateful stacks send it).
         (workload("stateful", rolloutOptions={"maxUnavailableReplicas": "1"}), []),

@@ -17,7 +17,14 @@ Each problem is reported at its JSON path (``spec.localOptions[1].autoscaling.mi
   ``target`` beside KEDA is accepted (TF's changelog allows it; AI says rejected;
   refusing what TF sends would break its users);
 - ``target`` at most 100 for cpu and memory (a percentage);
-- ``minScale: 0`` only on serverless, or with KEDA on standard and stateful; never on cron;
+- ``minScale: 0`` never on cron. On standard and stateful it is accepted with any metric,
+  though docs.controlplane.com/reference/workload/autoscaling ties it to serverless and KEDA:
+  the vendor's template catalog parks workloads with ``minScale: 0, maxScale: 0`` (standard
+  with metric ``disabled`` or ``cpu``, stateful with ``disabled``) and runs them through
+  ``localOptions`` (controlplane-com/templates, e.g.
+  grafana-multi-location/versions/1.1.1/templates/workload-alerting.yaml,
+  manticore/versions/2.1.0/templates/workload.yaml, tidb/versions/1.8.1/templates/workload-pd.yaml;
+  docs/validation-audit.md);
 - ``minScale`` at most ``maxScale`` (1 and 5 when unset);
 - ``capacityAI: true`` refused with metric cpu, with ``multi``, or with a GPU in any
   container. The defaults never choose it there (``prepare``), so a ``true`` seen here is
@@ -152,8 +159,6 @@ def _scale_errors(block: _Block, workload_type: str) -> Iterator[FieldError]:
         where = f"{base}.minScale" if "minScale" in named else f"{base}.{strategy}"
         if workload_type == "cron":
             yield FieldError(where, "minScale cannot be 0 on a cron workload")
-        elif workload_type in MULTI_AND_KEDA_TYPES and not uses_keda(effective):
-            yield FieldError(where, f"minScale can be 0 on a {workload_type} workload only with metric 'keda'")
     if low > high and "minScale" in named:
         yield FieldError(f"{base}.minScale", f"must be at most maxScale ({high})")
     elif low > high and "maxScale" in named:
