@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import os
 import weakref
 from typing import Any
@@ -38,6 +39,8 @@ KEY_BYTES = 32
 NONCE_BYTES = 12
 _CURSOR_AAD = b"plinth-cursor/1\0"
 _SEQ_CHECK = bytes(8)
+#: Characters of a sealed watch version: base64url of one 16-byte block, unpadded.
+SEQ_TOKEN_LENGTH = 22
 
 _keys: weakref.WeakKeyDictionary[Any, bytes] = weakref.WeakKeyDictionary()
 
@@ -88,10 +91,17 @@ def open_cursor(key: bytes, token: str, context: str) -> bytes | None:
         return None
 
 
+@functools.lru_cache(maxsize=8)
+def _blocks(key: bytes) -> Any:
+    """One AES block cipher per key: ECB over whole blocks keeps no state between calls, so the
+    same encryptor and decryptor serve every version (a watch seals one per change)."""
+    cipher = Cipher(algorithms.AES(key), modes.ECB())
+    return cipher.encryptor(), cipher.decryptor()
+
+
 def seal_seq(key: bytes, seq: int) -> str:
     """A change seq (0 ≤ seq < 2^63) as an opaque watch version."""
-    encryptor = Cipher(algorithms.AES(key), modes.ECB()).encryptor()
-    return _b64(encryptor.update(seq.to_bytes(8, "big") + _SEQ_CHECK) + encryptor.finalize())
+    return _b64(_blocks(key)[0].update(seq.to_bytes(8, "big") + _SEQ_CHECK))
 
 
 def open_seq(key: bytes, token: str) -> int | None:
@@ -99,8 +109,7 @@ def open_seq(key: bytes, token: str) -> int | None:
     raw = _unb64(token)
     if raw is None or len(raw) != 16:
         return None
-    decryptor = Cipher(algorithms.AES(key), modes.ECB()).decryptor()
-    block = decryptor.update(raw) + decryptor.finalize()
+    block = _blocks(key)[1].update(raw)
     if block[8:] != _SEQ_CHECK:
         return None
     seq = int.from_bytes(block[:8], "big")
