@@ -48,6 +48,13 @@ def assert_forbidden(response: httpx.Response, permission: str) -> None:
     assert body["details"]["permission"] == permission, body
 
 
+def assert_hidden(response: httpx.Response, kind: str, name: str) -> None:
+    """The 404 a missing item answers, for one the caller may not view (docs/api.md, "Errors")."""
+    assert response.status_code == 404, f"{response.request.method} {response.request.url}: {response.text}"
+    body = response.json()
+    assert body["code"] == "not_found" and body["details"] == {"kind": kind, "name": name}, body
+
+
 def database_url_of(server: ServerProcess) -> str | None:
     """The ``--database-url`` the server was started with (``None``: SQLite in its data dir)."""
     args = [str(a) for a in server.process.args]  # type: ignore[union-attr]

@@ -24,7 +24,9 @@ users only, so it gets nothing).
 The expected answer is computed here from docs.controlplane.com/reference/policy, independently of the server's table:
 allowed when the route covers the item and the held permission implies the one the verb needs.
 Allowed: the verb succeeds and its effect is visible. Refused: 403 naming the permission and
-nothing written; lists and queries omit what the caller may not view.
+nothing written when the principal may view the item (or creates one), else the 404 a missing
+item answers (docs/api.md, "Errors": existence is not disclosed); lists and queries omit what
+the caller may not view.
 """
 
 from __future__ import annotations
@@ -317,7 +319,7 @@ def _get(w: World, case: Case, h: dict[str, str]) -> None:
         assert ok(r)["name"] == kut.name(TARGET)
         assert REVEALED not in r.text
     else:
-        assert_forbidden(r, "view")
+        assert_refused(case, r, "view", kut.name(TARGET))
 
 
 @verb("reveal", "reveal")
@@ -326,7 +328,7 @@ def _reveal(w: World, case: Case, h: dict[str, str]) -> None:
     if case.allowed:
         assert ok(r)["data"]["password"] == REVEALED
     else:
-        assert_forbidden(r, "reveal")
+        assert_refused(case, r, "reveal", TARGET)
         assert REVEALED not in r.text
 
 
@@ -337,7 +339,7 @@ def _get_uncovered(w: World, case: Case, h: dict[str, str]) -> None:
     if case.allowed:
         assert ok(r)["name"] == kut.name(UNCOVERED)
     else:
-        assert_forbidden(r, "view")
+        assert_refused(case, r, "view", kut.name(UNCOVERED))
 
 
 def _check_listed(kut: KindUnderTest, case: Case, names: set[str]) -> None:
@@ -398,7 +400,7 @@ def _patch(w: World, case: Case, h: dict[str, str]) -> None:
         assert ok(r)["description"] == description
         assert ok(w.admin.get(kut.item(TARGET)))["description"] == description
     else:
-        assert_forbidden(r, "edit")
+        assert_refused(case, r, "edit", kut.name(TARGET))
         assert ok(w.admin.get(kut.item(TARGET)))["description"] != description
 
 
@@ -415,7 +417,7 @@ def _check_delete(w: World, case: Case, h: dict[str, str]) -> None:
         assert r.status_code == 202, r.text
         assert w.admin.get(path).status_code == 404
     else:
-        assert_forbidden(r, VERBS[case.verb][0])
+        assert_refused(case, r, VERBS[case.verb][0], kut.name(deletable_name(case.col)))
         assert ok(w.admin.get(path))["name"] == kut.name(deletable_name(case.col))
 
 
@@ -434,7 +436,7 @@ def _add_key(w: World, case: Case, h: dict[str, str]) -> None:
         assert minted["description"] == description and minted["key"]
         assert [k["name"] for k in described] == [minted["name"]]
     else:
-        assert_forbidden(r, "addKey")
+        assert_refused(case, r, "addKey", TARGET)
         assert described == []
 
 
@@ -446,7 +448,7 @@ def _eventlog(w: World, case: Case, h: dict[str, str]) -> None:
         events = ok(r)["items"]
         assert events and events[0]["context"]["link"] == kut.item(TARGET)
     else:
-        assert_forbidden(r, "view")
+        assert_refused(case, r, "view", kut.name(TARGET))
 
 
 @verb("accessreport", "view")
@@ -456,7 +458,7 @@ def _accessreport(w: World, case: Case, h: dict[str, str]) -> None:
     if case.allowed:
         assert ok(r)["kind"] == "accessreport"
     else:
-        assert_forbidden(r, "view")
+        assert_refused(case, r, "view", kut.name(TARGET))
 
 
 @verb("deployments", "view")
@@ -466,7 +468,7 @@ def _deployments(w: World, case: Case, h: dict[str, str]) -> None:
     if case.allowed:
         assert ok(r)["kind"] == "list"
     else:
-        assert_forbidden(r, "view")
+        assert_refused(case, r, "view", kut.name(TARGET))
 
 
 # The org: one item, no create or delete (server admin only / never), no -query.
@@ -479,7 +481,7 @@ def _org_get(w: World, case: Case, h: dict[str, str]) -> None:
     if case.allowed:
         assert ok(r)["name"] == ORG
     else:
-        assert_forbidden(r, "view")
+        assert_refused(case, r, "view", ORG)
 
 
 @verb("org-list", "view")
@@ -500,7 +502,7 @@ def _org_patch(w: World, case: Case, h: dict[str, str]) -> None:
     if case.allowed:
         assert ok(r)["description"] == description
     else:
-        assert_forbidden(r, "edit")
+        assert_refused(case, r, "edit", ORG)
         assert ok(w.admin.get(ORG_PATH))["description"] != description
 
 
@@ -510,7 +512,7 @@ def _org_eventlog(w: World, case: Case, h: dict[str, str]) -> None:
     if case.allowed:
         assert ok(r)["items"][0]["context"]["link"] == ORG_PATH
     else:
-        assert_forbidden(r, "view")
+        assert_refused(case, r, "view", ORG)
 
 
 @verb("org-accessreport", "view")
@@ -519,7 +521,7 @@ def _org_accessreport(w: World, case: Case, h: dict[str, str]) -> None:
     if case.allowed:
         assert ok(r)["kind"] == "accessreport"
     else:
-        assert_forbidden(r, "view")
+        assert_refused(case, r, "view", ORG)
 
 
 ITEM_VERBS = (
@@ -596,6 +598,25 @@ def expected(kind: str, verb_name: str, col: Column) -> bool:
     if col.held is None:  # none, sa-memberquery: nothing reaches them
         return False
     return covers(col.target, verb_name) and VERBS[verb_name][0] in implied(kind, col.held)
+
+
+def may_view(case: Case) -> bool:
+    """Whether the case's principal may view the item its verb acts on."""
+    col = case.col
+    if col.held is None:
+        return False
+    return covers(col.target, case.verb) and "view" in implied(case.kind, col.held)
+
+
+def assert_refused(case: Case, response: httpx.Response, permission: str, name: str) -> None:
+    """403 naming ``permission`` for a principal that may view the item; else the same 404 a
+    missing item answers, so a refusal does not tell that the item exists."""
+    if may_view(case):
+        assert_forbidden(response, permission)
+        return
+    assert response.status_code == 404, f"{response.request.method} {response.request.url}: {response.text}"
+    body = response.json()
+    assert body["status"] == 404 and body["details"] == {"kind": case.kind, "name": name}, body
 
 
 def _cases() -> list[Any]:

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.authz_support import assert_forbidden, every_item, ok, service_account_with_key
+from tests.api.authz_support import assert_forbidden, assert_hidden, every_item, ok, service_account_with_key
 from tests.support.server import ServerProcess
 
 ORG = "acme"
@@ -88,7 +88,8 @@ def test_add_key_returns_the_secret_once_and_the_key_works(
         assert key not in r.text and key.split(".", 2)[2] not in r.text
 
     with server.client(key) as robot:
-        assert_forbidden(robot.get(f"/org/{ORG}"), "view")  # authenticated (403, not 401), holds nothing
+        # Authenticated (not 401), holds nothing: the org answers as a missing one (docs/api.md, "Errors").
+        assert_hidden(robot.get(f"/org/{ORG}"), "org", ORG)
         ok(api.patch(f"/org/{ORG}/group/viewers", json={"$append/memberLinks": [f"//serviceaccount/{unique}"]}))
         try:
             assert ok(robot.get(f"/org/{ORG}"))["name"] == ORG
@@ -179,7 +180,7 @@ def test_dropping_a_member_by_its_short_link_removes_it(server: ServerProcess, a
         assert ok(api.patch(f"/org/{ORG}/group/{unique}", json=drop))["memberLinks"] == [
             f"/org/{ORG}/serviceaccount/admin"
         ]
-        assert_forbidden(member.get(f"/org/{ORG}"), "view")
+        assert_hidden(member.get(f"/org/{ORG}"), "org", ORG)
     policy = {"$drop/targetLinks": ["//gvc/a"]}
     ok(
         api.post(
@@ -217,8 +218,8 @@ def test_exporters_show_only_what_the_caller_may_view(server: ServerProcess, api
         ok(api.post(f"/org/{ORG}/gvc", json={"name": name, "tags": {"team": team}}), 201)
     with server.client(key) as robot:
         assert ok(robot.get(f"/export/crd/org/{ORG}/gvc/{unique}-mine"))
-        assert_forbidden(robot.get(f"/export/crd/org/{ORG}/gvc/{unique}-not"), "view")
-        assert_forbidden(robot.get(f"/export/terraform/org/{ORG}/gvc/{unique}-not"), "view")
+        assert_hidden(robot.get(f"/export/crd/org/{ORG}/gvc/{unique}-not"), "gvc", f"{unique}-not")
+        assert_hidden(robot.get(f"/export/terraform/org/{ORG}/gvc/{unique}-not"), "gvc", f"{unique}-not")
         listed = ok(robot.get(f"/export/crd/org/{ORG}/gvc"))
         assert len(listed["items"]) == 1 and f"{unique}-mine" in str(listed["items"][0])
         terraform = robot.get(f"/export/terraform/org/{ORG}/gvc")
@@ -241,8 +242,13 @@ def test_put_needs_create_for_a_new_item_and_edit_for_an_existing_one(
     _grant(api, f"{unique}-e", "gvc", ["edit"], f"//serviceaccount/{unique}-e")
     ok(api.post(f"/org/{ORG}/gvc", json={"name": unique, "description": "before"}), 201)
     with server.client(creator_key) as creator, server.client(editor_key) as editor:
-        assert_forbidden(creator.put(f"/org/{ORG}/gvc", json={"name": unique, "description": "c"}), "edit")
-        assert_forbidden(creator.put(f"/org/{ORG}/gvc/{unique}", json={"name": unique, "description": "c"}), "edit")
+        # The creator may not view the existing item: its PUT answers as its POST would, 409
+        # (docs/api.md, "Errors"); the item is unchanged (checked below).
+        for taken in (
+            creator.put(f"/org/{ORG}/gvc", json={"name": unique, "description": "c"}),
+            creator.put(f"/org/{ORG}/gvc/{unique}", json={"name": unique, "description": "c"}),
+        ):
+            assert taken.status_code == 409 and taken.json()["code"] == "conflict", taken.text
         assert_forbidden(editor.put(f"/org/{ORG}/gvc", json={"name": f"{unique}-new"}), "create")
         assert_forbidden(editor.put(f"/org/{ORG}/gvc/{unique}-new", json={"name": f"{unique}-new"}), "create")
         assert ok(api.get(f"/org/{ORG}/gvc/{unique}"))["description"] == "before"
@@ -294,8 +300,8 @@ def test_an_item_made_again_under_the_same_name_is_judged_afresh(
         assert ok(robot.get(path))["version"] == 1
         assert api.delete(path).status_code == 202
         assert ok(api.post(f"/org/{ORG}/gvc", json={"name": unique, "tags": {"team": "other"}}), 201)["version"] == 1
-        assert_forbidden(robot.get(path), "view")
-        assert_forbidden(robot.patch(path, json={"description": "not mine"}), "edit")
+        assert_hidden(robot.get(path), "gvc", unique)
+        assert_hidden(robot.patch(path, json={"description": "not mine"}), "gvc", unique)
         assert every_item(robot, robot.get(f"/org/{ORG}/gvc")) == []
     assert ok(api.get(path))["description"] != "not mine"
 
@@ -335,7 +341,7 @@ def test_a_recreated_service_account_inherits_nothing(server: ServerProcess, api
     new_key = service_account_with_key(api, ORG, unique)
     with server.client(new_key) as heir, server.client(old_key) as old:
         assert old.get(f"/org/{ORG}").status_code == 401
-        assert_forbidden(heir.get(f"/org/{ORG}"), "view")
+        assert_hidden(heir.get(f"/org/{ORG}"), "org", ORG)
         assert every_item(heir, heir.get(f"/org/{ORG}/gvc")) == []
         assert every_item(heir, heir.get(f"/org/{ORG}/domain")) == []
     assert me not in str(ok(api.get(f"/org/{ORG}/policy/{unique}-direct")))
@@ -350,7 +356,7 @@ def test_a_recreated_group_inherits_nothing(server: ServerProcess, api: httpx.Cl
         assert api.delete(f"/org/{ORG}/group/{unique}").status_code == 202
         assert ok(api.get(f"/org/{ORG}/policy/{unique}"))["bindings"] == []
         ok(api.post(f"/org/{ORG}/group", json={"name": unique, "memberLinks": [f"//serviceaccount/{unique}"]}), 201)
-        assert_forbidden(member.get(f"/org/{ORG}"), "view")
+        assert_hidden(member.get(f"/org/{ORG}"), "org", ORG)
 
 
 def test_the_last_member_of_superusers_cannot_be_deleted(api: httpx.Client, beta: str) -> None:

@@ -123,7 +123,7 @@ def hs256_with_public_key(f: Forge) -> str:
 def tampered_payload(f: Forge) -> str:
     """A real key of a powerless account, its signed claims rewritten to name the admin."""
     weak = service_account_with_key(f.admin, ORG, "weak-tampered")
-    assert f.anonymous.get(f"/org/{ORG}/gvc/{SENTINEL}", headers=bearer(weak)).status_code == 403
+    assert f.anonymous.get(f"/org/{ORG}/gvc/{SENTINEL}", headers=bearer(weak)).status_code == 404
     _, _, header, payload, signature = weak.split(".")
     claims = {**_unb64(payload), "sa": "admin", "sub": f"/org/{ORG}/serviceaccount/admin", "jti": f.admin_key_name}
     return f"{_prefix(f, f.signing.kid)}.{header}.{_b64(claims)}.{signature}"

@@ -92,7 +92,7 @@ def test_serviceaccount_create_add_key_get_and_the_key_works(either: Cpln, api: 
     # The new key is a token the official CLI can use: denied until a policy grants something.
     as_robot = ["--endpoint", either.endpoint, "--token", key["key"], "--org", ORG, "-o", "json"]
     denied = either.raw("serviceaccount", "get", unique, *as_robot)
-    assert denied.code == 1 and json.loads(denied.stderr)[0]["status"] == 403
+    assert denied.code == 1 and json.loads(denied.stderr)[0]["status"] == 404
     assert as_json(either.raw("serviceaccount", "get", *as_robot))["items"] == []  # a list shows what one may view
     ok(either("group", "add-member", "viewers", "--serviceaccount", unique))
     assert as_json(either.raw("serviceaccount", "get", unique, *as_robot))["name"] == unique

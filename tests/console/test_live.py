@@ -363,13 +363,13 @@ def test_a_watch_the_server_refuses_is_said_and_retried(browser: Any, tmp_path_f
         process.stop()
 
 
-def current_version(server: ServerProcess) -> int:
-    """The version a watch opened now starts from (its first bookmark)."""
+def current_version(server: ServerProcess) -> str:
+    """The version a watch opened now starts from (its first bookmark; opaque, docs/watch.md)."""
     with server.client() as client, client.stream("GET", f"/org/{server.org}/group?watch=true") as answer:
-        return int(json.loads(next(answer.iter_lines()))["resourceVersion"])
+        return str(json.loads(next(answer.iter_lines()))["resourceVersion"])
 
 
-def wait_trimmed_past(server: ServerProcess, version: int) -> None:
+def wait_trimmed_past(server: ServerProcess, version: str) -> None:
     """Until resuming after ``version`` is a 410 (the change log was trimmed past it)."""
     deadline = time.monotonic() + pages.WAIT_S
     with server.client() as client:

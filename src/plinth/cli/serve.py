@@ -155,6 +155,13 @@ def _announce(settings: Settings, key: str | None, org: str, waiting: bool = Fal
     show_default=True,
     help="Public base domain of generated host names (workload endpoints, domain DNS targets)",
 )
+@click.option(
+    "--public-url",
+    envvar="PLINTH_PUBLIC_URL",
+    default=None,
+    help="URL clients reach the server at, e.g. https://api.example.com (what /discovery answers; "
+    "default: the listen address)",
+)
 @secrets_key_file_option(
     "Keys that seal secrets, one base64 key a line, the last one sealing (or PLINTH_SECRETS_KEY: one key). "
     "Default on SQLite: secrets.key in --data-dir, made on first start; PostgreSQL needs one"
@@ -207,6 +214,7 @@ def serve_command(
     rate_burst: int,
     runtime: str,
     base_domain: str,
+    public_url: str | None,
     secrets_key_file: Path | None,
     shutdown_grace: int,
     metrics_token_file: Path | None,
@@ -238,6 +246,7 @@ def serve_command(
         rate_burst=rate_burst,
         runtime=runtime,
         base_domain=base_domain.strip(".").lower(),
+        public_url=_check_public_url(public_url),
         secrets_key_file=str(secrets_key_file.resolve()) if secrets_key_file else None,
         secrets_key=os.environ.get("PLINTH_SECRETS_KEY") or None,
         shutdown_grace=shutdown_grace,
@@ -254,6 +263,24 @@ def serve_command(
         if init_profile:
             _init_profile(init_profile, endpoint, settings, org)
         _run(settings, sock)
+
+
+def _check_public_url(url: str | None) -> str | None:
+    """``--public-url``: an absolute http(s) URL with a host, no query or fragment (or none)."""
+    if not url:
+        return None
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (raises ValueError for a port that is not a number)
+    except ValueError as exc:
+        raise click.BadParameter(f"not a URL: {exc}", param_hint="--public-url") from exc
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+        raise click.BadParameter(
+            "must be an http:// or https:// URL with a host and no query or fragment", param_hint="--public-url"
+        )
+    return url.rstrip("/")
 
 
 @contextlib.contextmanager

@@ -18,7 +18,7 @@ from plinth.auth.generation import GenerationWatcher
 from plinth.auth.policy import Item, PolicySet
 from plinth.auth.principal import Principal
 from plinth.engine.querywire import parse_query
-from plinth.errors import APIError, Forbidden
+from plinth.errors import APIError, Forbidden, not_found
 from plinth.kinds.base import KindSpec
 from plinth.kinds.permissions import PERMISSIONS
 from plinth.storage import evaluate
@@ -55,13 +55,34 @@ class Access(Protocol):
         ...
 
 
-def require(access: Access, kind: KindSpec, permission: str, href: str, stamp: Stamp, load: Loader) -> None:
-    """Raise 403 naming the missing permission unless ``access`` allows it."""
-    if not access.allows(kind, permission, href, stamp, load):
-        raise Forbidden(
-            f"Permission '{permission}' on {kind.name} '{href.rsplit('/', 1)[-1]}' is needed",
-            {"permission": permission, "kind": kind.name, "link": href},
-        )
+def require(
+    access: Access,
+    kind: KindSpec,
+    permission: str,
+    href: str,
+    stamp: Stamp,
+    load: Loader,
+    *,
+    visible: bool | None = None,
+) -> None:
+    """Raise unless ``access`` allows ``permission`` on the item at ``href``: 403 naming the
+    missing permission when the caller may view the item (or creates it), else the same 404 a
+    missing item answers, so a caller learns nothing of items it may not view (docs/api.md,
+    "Errors": existence is not disclosed).
+
+    ``visible`` says the caller is known to see the item (a write's later checks, once the
+    stored item passed ``edit``, judge a candidate that must not decide what the caller sees);
+    ``None`` asks ``view`` on the item ``load`` gives."""
+    if access.allows(kind, permission, href, stamp, load):
+        return
+    name = href.rsplit("/", 1)[-1]
+    judged = permission != "create" and visible is not True
+    if judged and (permission == "view" or not access.allows(kind, "view", href, stamp, load)):
+        raise not_found(kind.name, name)
+    raise Forbidden(
+        f"Permission '{permission}' on {kind.name} '{name}' is needed",
+        {"permission": permission, "kind": kind.name, "link": href},
+    )
 
 
 class Unrestricted:

@@ -6,7 +6,6 @@ no JSON re-encoding of the items.
 
 from __future__ import annotations
 
-import base64
 from dataclasses import replace
 from typing import Any
 from urllib.parse import quote
@@ -14,6 +13,7 @@ from urllib.parse import quote
 import orjson
 
 from plinth.engine.access import Access, require, stamp_of
+from plinth.engine.opaque import open_cursor, seal_cursor, token_key
 from plinth.engine.paging import decode_cursor, encode_cursor
 from plinth.engine.querywire import parse_query
 from plinth.engine.render import href_of, list_href
@@ -51,9 +51,12 @@ def org_column(kind: KindSpec, info: RequestInfo) -> str:
     return "" if kind.scope == "root" else info.org or ""
 
 
-#: A page scans at most this many rows per item it may return before it answers with what it
-#: found and a ``next`` link (so a caller who may view few items cannot make one request scan all).
-SCAN_FACTOR = 10
+#: A page scans at most this many rows past its start before it answers with what it found and a
+#: ``next`` link, so a caller who may view few items cannot make one request read a whole
+#: collection. Only then can ``next`` appear without a visible row after the page (docs/api.md).
+MAX_SCAN = 10_000
+#: Rows read per store round trip while looking for visible ones.
+SCAN_BATCH = 500
 
 
 def _visible(engine: Engine, kind: KindSpec, access: Access, record: Record) -> bool:
@@ -64,25 +67,33 @@ def _visible(engine: Engine, kind: KindSpec, access: Access, record: Record) -> 
 async def _page(
     engine: Engine, kind: KindSpec, request: ListRequest, access: Access
 ) -> tuple[list[Record], Record | None]:
-    """Up to ``limit`` rows the caller may view, and the row to continue after (``None``: no more)."""
+    """Up to ``limit`` rows the caller may view, and the row to continue after (``None``: no more).
+
+    ``next`` must not tell whether hidden rows follow: the scan goes on past a full page until it
+    finds one more visible row (then the page ends at its last visible row) or the end (no
+    ``next``). Only a scan stopped by ``MAX_SCAN`` continues after a row that may be hidden; the
+    cursor is sealed, so it does not say which."""
     if access.sees_every(kind, "view"):
         rows = await _fetch(engine, kind, replace(request, limit=request.limit + 1))
         if len(rows) > request.limit:
             return rows[: request.limit], rows[request.limit - 1]
         return rows, None
+    if not access.holds_any(kind, "view"):
+        return [], None  # no policy grants view on any item of the kind: nothing to scan for
     found: list[Record] = []
     start, scanned = request.start, 0
+    batch_size = max(request.limit + 1, SCAN_BATCH)
     while True:
-        batch = await _fetch(engine, kind, replace(request, limit=request.limit + 1, start=start))
+        batch = await _fetch(engine, kind, replace(request, limit=batch_size, start=start))
         for row in batch:
             scanned += 1
             if _visible(engine, kind, access, row):
-                found.append(row)
                 if len(found) == request.limit:
-                    return found, row
-            if scanned >= request.limit * SCAN_FACTOR:
+                    return found, found[-1]
+                found.append(row)
+            if scanned >= MAX_SCAN:
                 return found, row
-        if len(batch) <= request.limit:
+        if len(batch) < batch_size:
             return found, None
         last = batch[-1]
         start = PageStart(last.key.parent, last.key.name, _sort_value(last, request.filter))
@@ -102,13 +113,14 @@ async def list_items(
     engine.require_verb(kind, "list")
     if info.org is not None and kind.scope != "root":
         await require_org(engine, info)
-    start = decode_cursor(cursor).start if cursor else None
+    self_href = list_href(kind, info.org, info.gvc)
+    key = await token_key(engine.storage)
+    start = decode_cursor(key, self_href, cursor).start if cursor else None
     request = ListRequest(org_column(kind, info), kind.name, parent_for(kind, info), limit, start)
     rows, last = await _page(engine, kind, request, access)
-    self_href = list_href(kind, info.org, info.gvc)
     links = [{"rel": "self", "href": self_href}]
     if last is not None:
-        token = encode_cursor(PageStart(last.key.parent, last.key.name))
+        token = encode_cursor(key, self_href, PageStart(last.key.parent, last.key.name))
         links.append({"rel": "next", "href": f"{self_href}?limit={limit}&cursor={token}"})
     return _splice({"kind": "list", "itemKind": kind.name}, [r.doc for r in rows], {"links": links})
 
@@ -120,8 +132,10 @@ async def query_items(
     kind = engine.kind_of(info)
     engine.require_verb(kind, "list")
     start = None
+    base = f"{list_href(kind, info.org, info.gvc)}/-query"
+    key = await token_key(engine.storage)
     if cursor:
-        decoded = decode_cursor(cursor)
+        decoded = decode_cursor(key, base, cursor)
         if decoded.query is None:
             raise BadRequest("The paging cursor does not belong to a query", {"parameter": "cursor"})
         body, start = decoded.query, decoded.start
@@ -131,10 +145,9 @@ async def query_items(
     await require_org(engine, info)
     request = ListRequest(org_column(kind, info), kind.name, parent_for(kind, info), limit, start, flt)
     rows, last = await _page(engine, kind, request, access)
-    base = f"{list_href(kind, info.org, info.gvc)}/-query"
     links = [{"rel": "self", "href": base}]
     if last is not None:
-        token = encode_cursor(PageStart(last.key.parent, last.key.name, _sort_value(last, flt)), normalised)
+        token = encode_cursor(key, base, PageStart(last.key.parent, last.key.name, _sort_value(last, flt)), normalised)
         links.append({"rel": "next", "href": f"{base}?limit={limit}&cursor={token}"})
     docs = [r.doc for r in rows]
     if normalised["fetch"] == "links":
@@ -157,18 +170,21 @@ async def require_org(engine: Engine, info: RequestInfo) -> None:
         raise not_found("org", info.org)
 
 
-def _encode_seq(seq: int) -> str:
-    return base64.urlsafe_b64encode(orjson.dumps({"v": 1, "seq": seq})).decode().rstrip("=")
+def _encode_seq(key: bytes, context: str, seq: int) -> str:
+    return seal_cursor(key, orjson.dumps({"v": 1, "seq": seq}), context)
 
 
-def _decode_seq(token: str) -> int:
+def _decode_seq(key: bytes, context: str, token: str) -> int:
+    """The event seq an event-log cursor continues after: a whole number (not ``true``, which
+    Python counts as one) that this store sealed for this item's log; else 400."""
+    raw = open_cursor(key, token, context)
     try:
-        body = orjson.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-        seq = body["seq"]
-        if not isinstance(seq, int) or body.get("v") != 1:
-            raise ValueError(token)
-    except (ValueError, KeyError, TypeError, orjson.JSONDecodeError) as exc:
-        raise BadRequest("The paging cursor is not valid", {"parameter": "cursor"}) from exc
+        body = orjson.loads(raw) if raw is not None else None
+    except orjson.JSONDecodeError:
+        body = None
+    seq = body.get("seq") if isinstance(body, dict) else None
+    if type(seq) is not int or seq < 0 or body.get("v") != 1:  # type: ignore[union-attr]
+        raise BadRequest("The paging cursor is not valid", {"parameter": "cursor"})
     return seq
 
 
@@ -180,7 +196,9 @@ async def event_log(
     Reading it needs ``view`` on the item (judged on the stored item, or by link once deleted).
     """
     t = engine.target(info)
-    after = _decode_seq(cursor) if cursor else 0
+    self_href = f"{t.href}/-eventlog"
+    key = await token_key(engine.storage)
+    after = _decode_seq(key, self_href, cursor) if cursor else 0
     try:
         events = await engine.storage.events(t.key, after, limit + 1)
         record = await engine.storage.get(t.key)
@@ -189,11 +207,11 @@ async def event_log(
     if not (after > 0 or events or record is not None):
         raise not_found(t.kind.name, t.name)
     require(access, t.kind, "view", t.href, stamp_of(record), lambda: orjson.loads(record.doc) if record else None)
-    self_href = f"{t.href}/-eventlog"
     links = [{"rel": "self", "href": self_href}]
     if len(events) > limit:
         events = events[:limit]
-        links.append({"rel": "next", "href": f"{self_href}?limit={limit}&cursor={quote(_encode_seq(events[-1].seq))}"})
+        token = quote(_encode_seq(key, self_href, events[-1].seq))
+        links.append({"rel": "next", "href": f"{self_href}?limit={limit}&cursor={token}"})
     return _splice({"kind": "list", "itemKind": "event"}, [e.doc for e in events], {"links": links})
 
 

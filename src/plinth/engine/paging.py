@@ -1,18 +1,21 @@
-"""Opaque, versioned continuation cursors for keyset paging.
+"""Opaque, authenticated continuation cursors for keyset paging.
 
-A cursor is base64url of a small JSON object ``{"v": 1, "p": parent, "n": name, "s": sort value,
-"q": the query (for query results)}``. The org and kind always come from the path, never from
-the cursor, so a forged cursor can only move within the collection it was presented to.
+A cursor seals (``engine/opaque.py``: AES-256-GCM, the collection's link as associated data) a
+small JSON object ``{"v": 1, "p": parent, "n": name, "s": sort value, "q": the query (for query
+results)}``. The row it names may be one the caller may not view (a page that stopped scanning
+there), so it must say nothing: a caller sees only base64url of random-looking bytes, and a
+cursor that was changed, made by another store, or made for another collection is a 400. The
+org and kind always come from the path, never from the cursor.
 """
 
 from __future__ import annotations
 
-import base64
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
+from plinth.engine.opaque import open_cursor, seal_cursor
 from plinth.errors import BadRequest
 from plinth.storage.query import PageStart
 
@@ -29,13 +32,14 @@ class Cursor:
     query: dict[str, Any] | None = None
 
 
-def encode_cursor(start: PageStart, query: dict[str, Any] | None = None) -> str:
+def encode_cursor(key: bytes, context: str, start: PageStart, query: dict[str, Any] | None = None) -> str:
+    """A cursor continuing after ``start`` in the collection at ``context`` (its link)."""
     body: dict[str, Any] = {"v": CURSOR_VERSION, "p": start.parent, "n": start.name}
     if start.sort_value is not None:
         body["s"] = start.sort_value
     if query is not None:
         body["q"] = query
-    return base64.urlsafe_b64encode(orjson.dumps(body)).decode().rstrip("=")
+    return seal_cursor(key, orjson.dumps(body), context)
 
 
 def _holds_nul(value: Any) -> bool:
@@ -55,11 +59,14 @@ def _holds_nul(value: Any) -> bool:
     return False
 
 
-def decode_cursor(token: str) -> Cursor:
+def decode_cursor(key: bytes, context: str, token: str) -> Cursor:
+    """The cursor ``token`` for the collection at ``context``; 400 when it is not one of ours."""
+    raw = open_cursor(key, token, context)
+    if raw is None:
+        raise BadRequest("The paging cursor is not valid", {"parameter": "cursor"})
     try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         body = orjson.loads(raw)
-    except (ValueError, orjson.JSONDecodeError) as exc:
+    except orjson.JSONDecodeError as exc:
         raise BadRequest("The paging cursor is not valid", {"parameter": "cursor"}) from exc
     if (
         not isinstance(body, dict)

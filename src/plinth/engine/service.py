@@ -356,9 +356,16 @@ class Engine:
             old_record = await self._get(t.key, t, fresh=True)
             if old_record is None and w.mode == "update":
                 raise not_found(t.kind.name, t.name)
-            if old_record is not None and w.mode == "create":
-                raise storage_error(StorageError("exists"), t.kind.name, t.name)
             old: Item | None = orjson.loads(old_record.doc) if old_record else None
+            if old is not None and old_record is not None and w.mode != "update":
+                if not w.access.allows(t.kind, "view", t.href, stamp_of(old_record), lambda old=old: old):  # type: ignore[misc]
+                    # A POST or PUT of a name the caller may not view answers as for a free name
+                    # (403 naming create) unless the caller may create it: then 409, the name is
+                    # taken, which unique names tell anyone who may create (docs/api.md, "Errors").
+                    require(w.access, t.kind, "create", t.href, None, lambda old=old: old)  # type: ignore[misc]
+                    raise storage_error(StorageError("exists"), t.kind.name, t.name)
+                if w.mode == "create":
+                    raise storage_error(StorageError("exists"), t.kind.name, t.name)
             sealed_record: Record | None = None
             if old is not None and old_record is not None:
                 require(w.access, t.kind, "edit", t.href, stamp_of(old_record), lambda old=old: old)  # type: ignore[misc]
@@ -409,7 +416,8 @@ class Engine:
             require(w.access, t.kind, "create", t.href, None, lambda: sealed.public(t.kind, candidate))
         stamp = stamp_of(old_record) if old_record is not None else None
         for permission in t.kind.write_permissions(candidate, old) if not errors else ():
-            require(w.access, t.kind, permission, t.href, stamp, lambda: sealed.public(t.kind, candidate))
+            # Visible: the caller creates the item or already passed ``edit`` on the stored one.
+            require(w.access, t.kind, permission, t.href, stamp, lambda: sealed.public(t.kind, candidate), visible=True)
         refs = t.kind.references(candidate, t.org) if not errors else []
         ref_errors, resolved, hrefs = await check_references(self.storage, self.kinds, t.org, refs, {})
         errors += ref_errors

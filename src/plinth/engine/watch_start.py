@@ -11,6 +11,7 @@ from typing import Any
 
 from plinth.engine.access import Access
 from plinth.engine.listing import org_column, parent_for, require_org
+from plinth.engine.opaque import SEQ_TOKEN_LENGTH, open_seq, token_key
 from plinth.engine.querywire import parse_query
 from plinth.engine.requestinfo import RequestInfo
 from plinth.engine.service import Engine, storage_error
@@ -29,13 +30,43 @@ def selection_for(engine: Engine, info: RequestInfo, query: Any | None) -> Selec
     return Selection(kind, org_column(kind, info), parent_for(kind, info), flt)
 
 
-def parse_version(raw: str | None) -> int | None:
-    """A ``resourceVersion`` (or SSE ``Last-Event-ID``) as sent: digits, or absent."""
+_VERSION_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+
+
+def _not_a_version() -> BadRequest:
+    return BadRequest("resourceVersion must be a version a watch answered", {"parameter": "resourceVersion"})
+
+
+def parse_version(raw: str | None) -> str | None:
+    """A ``resourceVersion`` (or SSE ``Last-Event-ID``) as sent, checked for its form only: an
+    opaque version (``engine/opaque.py``; ``start_watch`` opens it), a bare number (a version from
+    before they were sealed: 410 there), or absent."""
     if raw is None:
         return None
-    if not (raw.isascii() and raw.isdigit()) or len(raw) > 18:
-        raise BadRequest("resourceVersion must be a version a watch or list answered", {"parameter": "resourceVersion"})
-    return int(raw)
+    sealed = len(raw) == SEQ_TOKEN_LENGTH and set(raw) <= _VERSION_CHARACTERS
+    if not (sealed or (raw.isascii() and raw.isdigit() and len(raw) <= 19)):
+        raise _not_a_version()
+    return raw
+
+
+def _seq_of(key: bytes, version: str) -> int:
+    """The change seq a version stands for. A bare number is a version from before versions
+    were sealed: the change log cannot be matched to it, so list again (410)."""
+    seq = open_seq(key, version)
+    if seq is not None:
+        return seq
+    if version.isdigit():
+        raise _list_again(version)
+    raise _not_a_version()
+
+
+def _list_again(version: str) -> Gone:
+    # No seqs in the message: they count every org's writes.
+    return Gone(
+        "resourceVersion is no longer held (the change log was trimmed past it): list again, and watch "
+        "with sendInitialEvents=true or from a version the new watch answers",
+        {"resourceVersion": version},
+    )
 
 
 async def start_watch(
@@ -47,7 +78,7 @@ async def start_watch(
     principal: str,
     recheck: Recheck,
     *,
-    version: int | None,
+    version: str | None,
     initial: bool,
     buffer_bytes: int,
 ) -> Watcher:
@@ -65,13 +96,10 @@ async def start_watch(
         if initial:
             start, records = await engine.storage.snapshot(selection.request())
         elif version is not None:
-            if version < bounds.horizon or version > bounds.last:
-                raise Gone(
-                    f"resourceVersion {version} is no longer held (the change log holds {bounds.horizon + 1} "
-                    f"to {bounds.last}): list again, and watch from the list's resourceVersion",
-                    {"resourceVersion": str(version), "oldest": str(bounds.horizon), "newest": str(bounds.last)},
-                )
-            start = version
+            seq = _seq_of(await token_key(engine.storage), version)
+            if seq < bounds.horizon or seq > bounds.last:
+                raise _list_again(version)
+            start = seq
         else:
             start = max(bounds.last, hub.last_seq)
     except StorageError as exc:

@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from plinth.engine.access import Access, require, stamp_of
+from plinth.engine.opaque import token_key
 from plinth.engine.paging import decode_cursor, encode_cursor
 from plinth.engine.render import new_id
 from plinth.engine.requestinfo import RequestInfo
@@ -133,13 +134,14 @@ async def list_commands(
 ) -> dict[str, Any]:
     """``GET -command``: the workload's commands, a page at a time (``next`` link)."""
     t, _, _ = await _workload(engine, info, access, "view")
-    start = decode_cursor(cursor).start if cursor else None
-    rows = await _commands(engine, t, limit + 1, start)
     base = commands_href(info)
+    key = await token_key(engine.storage)
+    start = decode_cursor(key, base, cursor).start if cursor else None
+    rows = await _commands(engine, t, limit + 1, start)
     links = [{"rel": "self", "href": base}]
     if len(rows) > limit:
         rows = rows[:limit]
-        token = encode_cursor(PageStart(rows[-1].key.parent, rows[-1].key.name))
+        token = encode_cursor(key, base, PageStart(rows[-1].key.parent, rows[-1].key.name))
         links.append({"rel": "next", "href": f"{base}?limit={limit}&cursor={token}"})
     return {"kind": "list", "itemKind": COMMAND, "items": [orjson.loads(r.doc) for r in rows], "links": links}
 

@@ -86,10 +86,11 @@ def parameters() -> dict[str, Schema]:
             "name": "resourceVersion",
             "in": "query",
             "description": (
-                "With watch: start right after this version (an event's or a bookmark's); 410 list_again when "
-                "the change log no longer holds what follows it. Without: start now."
+                "With watch: start right after this version (an event's or a bookmark's, opaque); 410 "
+                "list_again when the change log no longer holds what follows it (or for a bare number, a "
+                "version from before versions were sealed). Without: start now."
             ),
-            "schema": {"type": "string", "pattern": "^[0-9]{1,18}$"},
+            "schema": {"type": "string", "pattern": "^([A-Za-z0-9_-]{22}|[0-9]{1,19})$"},
         },
         "SendInitialEvents": {
             "name": "sendInitialEvents",

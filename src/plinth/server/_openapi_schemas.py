@@ -167,8 +167,10 @@ def _shared() -> dict[str, Schema]:
                 "type": {"type": "string", "enum": ["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"]},
                 "resourceVersion": {
                     "type": "string",
-                    "pattern": "^[0-9]+$",
-                    "description": "Resume after this event with ?resourceVersion= (SSE: the id, Last-Event-ID).",
+                    "pattern": "^[A-Za-z0-9_-]{22}$",
+                    "description": (
+                        "Opaque. Resume after this event with ?resourceVersion= (SSE: the id, Last-Event-ID)."
+                    ),
                 },
                 "object": {
                     "description": "The item as a GET shows it (DELETED: its last state); ERROR: the error body."

@@ -379,7 +379,7 @@ class PlinthApp:
         if req.method not in ("GET", "HEAD"):
             raise MethodNotAllowed("Only GET is supported here", {"allow": "GET, HEAD"})
         if req.path == "/discovery":
-            return Reply(200, system.discovery(req))
+            return Reply(200, system.discovery(self.settings))
         if req.path == "/about":
             return Reply(200, system.about(self.settings))
         if req.path == "/healthz":

@@ -61,6 +61,9 @@ class Settings:
     runtime: str = "simulated"
     #: The public base domain of generated host names (workload endpoints, domain DNS targets).
     base_domain: str = DEFAULT_BASE_DOMAIN
+    #: The URL clients reach this server at (``/discovery`` builds every endpoint from it, never
+    #: from a request's ``Host`` header). ``None``: the listen address (``public_base``).
+    public_url: str | None = None
     #: Where the keys that seal secrets come from (``plinth.sealing.keys``): a key file, or one
     #: key in base64 (``PLINTH_SECRETS_KEY``, never a flag: command lines are visible to others).
     #: Neither: ``secrets.key`` in the data directory (SQLite only; generated on first start).
@@ -96,6 +99,16 @@ class Settings:
         opened = open_keys(self.secrets_key_file, self.secrets_key, self.data_dir, postgres, generate=True)
         assert opened is not None
         return opened
+
+    def public_base(self) -> str:
+        """``public_url`` without a trailing slash, or else ``http(s)://host:port`` of the listen
+        address (a wildcard address names the loopback one: set ``--public-url`` to serve others)."""
+        if self.public_url:
+            return self.public_url.rstrip("/")
+        host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(self.host, self.host)
+        if ":" in host:
+            host = f"[{host}]"
+        return f"{'https' if self.tls_cert else 'http'}://{host}:{self.port}"
 
     def metrics_token(self) -> str | None:
         """The token in ``metrics_token_file`` (its first line), or ``None`` without one; raises

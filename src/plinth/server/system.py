@@ -5,7 +5,6 @@ from __future__ import annotations
 import orjson
 
 import plinth
-from plinth.server.http import Request
 from plinth.server.settings import Settings
 from plinth.storage.base import Storage, StorageError
 
@@ -21,8 +20,10 @@ PROBES = frozenset({"/healthz", "/readyz"})
 STOPPING = orjson.dumps({"status": "stopping", "message": "the server is shutting down"})
 
 
-def discovery(req: Request) -> bytes:
-    base = req.base_url
+def discovery(settings: Settings) -> bytes:
+    """Every endpoint at the configured public URL (``--public-url``, else the listen address):
+    a request's ``Host`` header is the client's to choose, and must not steer other clients."""
+    base = settings.public_base()
     endpoints = {name: base for name in DISCOVERY_SERVICES}
     endpoints["api"] = base
     endpoints["terraform-exporter"] = f"{base}/export/terraform"

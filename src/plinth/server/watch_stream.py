@@ -26,6 +26,7 @@ from typing import Any
 
 from plinth.auth.principal import Principal
 from plinth.engine.access import Access
+from plinth.engine.opaque import seal_seq, token_key
 from plinth.engine.requestinfo import RequestInfo
 from plinth.engine.watch import Entry, Event, Shared, Signal, Watcher
 from plinth.engine.watch_hub import WatchHub
@@ -59,7 +60,7 @@ def requested(req: Request, info: RequestInfo) -> bool:
     return True
 
 
-def start_version(req: Request) -> int | None:
+def start_version(req: Request) -> str | None:
     """``resourceVersion``, or else the ``Last-Event-ID`` an ``EventSource`` sends back (both are
     checked when both are sent)."""
     last_id = req.headers.get(b"last-event-id")
@@ -73,36 +74,37 @@ def encoding_of(req: Request) -> str:
     return SSE if b"text/event-stream" in accept else NDJSON
 
 
-def event_json(entry: Event | Signal, request_id: str) -> bytes:
+def event_json(entry: Event | Signal, request_id: str, key: bytes) -> bytes:
+    """One event's JSON; its ``resourceVersion`` is the change's seq, sealed (``engine/opaque.py``)."""
     if isinstance(entry, Event):
-        head = b'{"type":"' + entry.type.encode() + b'","resourceVersion":"' + str(entry.seq).encode() + b'"'
+        head = b'{"type":"' + entry.type.encode() + b'","resourceVersion":"' + seal_seq(key, entry.seq).encode() + b'"'
         return head + b',"object":' + entry.change.doc + b"}"
     if entry.type == "ERROR":
         assert entry.error is not None
         _, body, _ = render_error(entry.error, request_id)
         return b'{"type":"ERROR","object":' + body + b"}"
     extra = ',"initialEventsEnd":true' if entry.initial_end else ""
-    return f'{{"type":"BOOKMARK","resourceVersion":"{entry.seq}"{extra}}}'.encode()
+    return f'{{"type":"BOOKMARK","resourceVersion":"{seal_seq(key, entry.seq)}"{extra}}}'.encode()
 
 
-def encode(entry: Entry, form: str, request_id: str) -> bytes:
+def encode(entry: Entry, form: str, request_id: str, key: bytes) -> bytes:
     """One entry in ``form``; a change's (or a batch's) encoding is kept on it for the other
     streams."""
     if isinstance(entry, Shared):
         joined = entry.encoded.get(form)
         if joined is None:
-            joined = entry.encoded[form] = b"".join(encode(e, form, request_id) for e in entry.events)
+            joined = entry.encoded[form] = b"".join(encode(e, form, request_id, key) for e in entry.events)
         return joined
     if isinstance(entry, Event):
         cached = entry.encoded.get(form)
         if cached is not None:
             return cached
-    data = event_json(entry, request_id)
+    data = event_json(entry, request_id, key)
     if form == NDJSON:
         out = data + b"\n"
     else:
         seq = entry.seq if isinstance(entry, Event) or entry.type == "BOOKMARK" else None
-        head = b"" if seq is None else b"id: " + str(seq).encode() + b"\n"
+        head = b"" if seq is None else b"id: " + seal_seq(key, seq).encode() + b"\n"
         out = head + b"event: " + entry.type.encode() + b"\ndata: " + data + b"\n\n"
     if isinstance(entry, Event):
         entry.encoded[form] = out
@@ -126,6 +128,7 @@ async def open_stream(
     query = (body if body is not None else {}) if info.action == "query" else None
     selection = selection_for(svc.engine, info, query)
     version = start_version(req)
+    key = await token_key(svc.engine.storage)
     initial = req.flag("sendInitialEvents")
     if hub.count(who.link) >= settings.watch_limit:
         raise TooManyRequests(
@@ -154,12 +157,12 @@ async def open_stream(
 
     out = Out(send=None, connection=connection)
     if connection is not None:
-        watcher.flush = direct_flush(connection, form, req.request_id, settings.watch_buffer_bytes, hub)
+        watcher.flush = direct_flush(connection, form, req.request_id, settings.watch_buffer_bytes, hub, key)
         connection.on_lost(lambda: watcher.end(None))
 
     async def stream(send: Any, receive: Any) -> None:
         out.send = send
-        await run(watcher, form, settings.watch_bookmark_s, req.request_id, out, receive)
+        await run(watcher, form, settings.watch_bookmark_s, req.request_id, out, receive, key)
 
     return Reply(200, b"", headers, CONTENT_TYPES[form], stream=stream)
 
@@ -194,7 +197,7 @@ class Out:
 
 
 def direct_flush(
-    connection: Any, form: str, request_id: str, limit: int, hub: WatchHub
+    connection: Any, form: str, request_id: str, limit: int, hub: WatchHub, token_key: bytes
 ) -> Callable[[Watcher, Shared | None], None]:
     """How the hub writes a joined watcher's changes (``engine/watch.py``'s ``Flush``): at once,
     to the connection; a client that leaves more than ``limit`` bytes unread is cut off
@@ -207,19 +210,21 @@ def direct_flush(
             # The hot path: every watcher of the kind writes the same framed bytes.
             framed = shared.encoded.get(key)
             if framed is None:
-                framed = shared.encoded[key] = chunked(encode(shared, form, request_id))
+                framed = shared.encoded[key] = chunked(encode(shared, form, request_id, token_key))
         else:
             entries = watcher.drain()
             if not entries:
                 return
-            framed = chunked(b"".join(encode(e, form, request_id) for e in entries))
+            framed = chunked(b"".join(encode(e, form, request_id, token_key) for e in entries))
         if write(framed) > limit:
             watcher.end(hub.slow_error(limit))
 
     return flush
 
 
-async def run(watcher: Watcher, form: str, bookmark_s: float, request_id: str, out: Out, receive: Any) -> None:
+async def run(
+    watcher: Watcher, form: str, bookmark_s: float, request_id: str, out: Out, receive: Any, key: bytes
+) -> None:
     """Send what ``watcher`` takes until it ends: a bookmark first (the version the stream
     starts from, so a client knows at once where it stands), then after ``bookmark_s`` of
     silence. With a direct connection the hub writes the live changes itself (``flush``)."""
@@ -243,7 +248,7 @@ async def run(watcher: Watcher, form: str, bookmark_s: float, request_id: str, o
                 entries.append(watcher.bookmark())
             next_bookmark = time.monotonic() + bookmark_s
             final = isinstance(entries[-1], Signal) and entries[-1].type == "ERROR"
-            await out.write(b"".join(encode(e, form, request_id) for e in entries))
+            await out.write(b"".join(encode(e, form, request_id, key) for e in entries))
             if final:
                 break
         complete = True

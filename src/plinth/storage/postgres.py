@@ -121,9 +121,12 @@ class PostgresDialect:
         )
 
     def number(self, path: tuple[str, ...]) -> Fragment:
-        # float8, as SQLite's REAL, so both backends order and compare numbers alike.
+        # numeric, exact as jsonb keeps it: SQLite's json_extract answers an INTEGER for an integer
+        # (exact within 64 bits), so both stores compare integers exactly; a float8 here rounded
+        # every integer beyond 2^53 (docs/api.md, "Queries"). Against a bound double PostgreSQL
+        # compares as doubles, as SQLite does against a REAL.
         p = self._path(path)
-        return sql("CASE WHEN jsonb_typeof(doc #> {}) = 'number' THEN (doc #> {})::float8 END", p, p)
+        return sql("CASE WHEN jsonb_typeof(doc #> {}) = 'number' THEN (doc #> {})::numeric END", p, p)
 
     def string(self, path: tuple[str, ...]) -> Fragment:
         # jsonb compares strings in the database's collation; "C" is code point order.
