@@ -41,6 +41,7 @@ class PatternError(ValueError):
 def _options() -> Any:
     options = re2.Options()
     options.max_mem = MAX_MEMORY
+    options.dot_nl = True  # as PostgreSQL's '.' (which matches a newline unless told otherwise)
     options.log_errors = False  # a refused pattern is the client's 400, not a line on stderr
     return options
 
@@ -70,7 +71,36 @@ def compile_pattern(pattern: str) -> Any:
     for low, high in _COUNT.findall(pattern):
         if int(low) > MAX_REPEAT or (high and int(high) > MAX_REPEAT):
             raise PatternError(f"a repetition count may be at most {MAX_REPEAT}")
+    _common_syntax(pattern)
     return compiled
+
+
+#: Escapes that mean the same to RE2 and to PostgreSQL: control characters, the class
+#: shorthands and the start of the text (a backslash before any other non-alphanumeric
+#: character is that character, to both).
+COMMON_ESCAPES = frozenset("afntrvdDsSwWA")
+
+
+def _common_syntax(pattern: str) -> None:
+    """Refuse what RE2 takes but PostgreSQL reads otherwise or not at all, so a query means
+    the same on both stores: other letter and digit escapes (``\\b`` is a word boundary to
+    RE2 and a backspace to PostgreSQL; ``\\z``, ``\\p{L}``, ``\\Q``, ``\\x{41}``, octal
+    and back-references are one engine's only), and ``(?`` groups other than ``(?:`` and a
+    leading ``(?i)`` (named groups, flag groups, other flags). Conservative: the same text
+    inside a bracket expression is refused too."""
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            e = pattern[i + 1]
+            if e.isalnum() and e not in COMMON_ESCAPES:
+                raise PatternError(f"the escape \\{e} is not supported (it differs between the stores)")
+            i += 2
+            continue
+        plain_group = pattern.startswith("(?:", i) or (i == 0 and pattern.startswith("(?i)"))
+        if c == "(" and pattern.startswith("(?", i) and not plain_group:
+            raise PatternError("only (?:...) groups and a leading (?i) are supported among (?...) forms")
+        i += 1
 
 
 def search(pattern: str, text: str) -> bool:
