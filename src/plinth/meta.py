@@ -45,6 +45,9 @@ CLIENT_SETTABLE_RESERVED_TAGS: frozenset[str] = frozenset(
     }
 )
 PROTECTED_TAG = "cpln/protected"
+#: Bounds on every query (docs/api.md, "Limits"): its terms, and the characters of a ``~`` pattern.
+QUERY_TERMS_MAX = 100
+QUERY_PATTERN_MAX = 256
 
 
 @dataclass(frozen=True, slots=True)

@@ -81,3 +81,38 @@ def test_pruning_keeps_the_valid_rest_and_says_what_went() -> None:
     assert pruned.original(["entries", 0, "name"]) == ["entries", 1, "name"]
     assert pruned.concerns_gone(["entries", 0, "size"]) and not pruned.concerns_gone(["entries", 1])
     assert data["entries"][0] == {"name": "a", "size": 0}  # the body as sent is not touched
+
+
+def test_entries_taken_out_over_several_rounds_map_back_to_their_paths_as_sent() -> None:
+    # Round one takes out the bad sizes; round two the entries they leave without a size.
+    spec = {
+        "entries": [
+            {"name": "a", "size": 1},
+            {"name": "b", "size": 0},
+            {"name": "a", "size": 2},
+            {"name": "c", "size": "x"},
+            {"name": "a", "size": 3},
+        ]
+    }
+    found = errors_for(spec)
+    assert ("spec.entries[2].name", "repeats an earlier entry") in found
+    assert ("spec.entries[4].name", "repeats an earlier entry") in found
+    assert {path for path, _ in found} == {
+        "spec.entries[1].size",
+        "spec.entries[3].size",
+        "spec.entries[2].name",
+        "spec.entries[4].name",
+    }
+
+
+def test_a_path_maps_back_through_every_list_it_crosses() -> None:
+    data = {"entries": [{"name": "x", "size": 0}, {"name": "y", "size": 1}, {"name": "z", "size": 0}], "mode": 5}
+    _, errors = validate_model(Spec, data, "spec")
+    kept = prune_to_valid(Spec, data, errors, "spec")
+    assert kept is not None
+    spec, pruned = kept
+    assert spec == {"entries": [{"name": "y", "size": 1}]}
+    assert pruned.original(["entries", 0]) == ["entries", 1]
+    assert pruned.original(["entries", 0, "name"]) == ["entries", 1, "name"]
+    assert pruned.concerns_gone(["mode"]) and pruned.concerns_gone(["entries"])  # holds a part taken out
+    assert not pruned.concerns_gone(["entries", 1, "name"])

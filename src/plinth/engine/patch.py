@@ -111,10 +111,12 @@ def _directive(
             if not all(isinstance(k, str) for k in value):
                 errors.append(FieldError(path, f"keys to drop from '{field}' must be strings"))
                 return
-            target[field] = {k: v for k, v in current.items() if k not in value}
+            drop_keys = set(value)
+            target[field] = {k: v for k, v in current.items() if k not in drop_keys}
         elif isinstance(current, list):
             links = {c for c in (_canonical_link(v, org) for v in value) if c is not None}
-            target[field] = [e for e in current if not _dropped(e, value, links, org)]
+            drop = _Members(value)
+            target[field] = [e for e in current if not _dropped(e, drop, links, org)]
         else:
             errors.append(FieldError(path, f"'{field}' is neither an array nor an object"))
     elif directive == "$patch/":
@@ -124,11 +126,22 @@ def _directive(
             errors.append(FieldError(path, "must be an array of objects with a name, patching an array"))
             return
         merged = [copy.deepcopy(e) for e in current]
+        # The first entry of each name, found by a lookup rather than a scan per patched entry
+        # (the work stays linear in the array and the patch; docs/api.md, "Limits").
+        first: dict[Any, int] = {}
+        for i, e in enumerate(merged):
+            if isinstance(e, dict) and _hashable(e.get("name")):
+                first.setdefault(e.get("name"), i)
         for patch_item in value:
-            same_name = (i for i, e in enumerate(merged) if isinstance(e, dict) and e.get("name") == patch_item["name"])
-            index = next(same_name, None)
+            name = patch_item["name"]
+            if _hashable(name):
+                index = first.get(name)
+            else:
+                index = next((i for i, e in enumerate(merged) if isinstance(e, dict) and e.get("name") == name), None)
             if index is None:
                 merged.append(_merge({}, patch_item, path, errors, org))
+                if _hashable(name):
+                    first[name] = len(merged) - 1
             else:
                 merged[index] = _merge(merged[index], patch_item, path, errors, org)
         target[field] = merged
@@ -141,7 +154,25 @@ def _canonical_link(value: Any, org: str | None) -> str | None:
     return canonical_link(value, org)
 
 
-def _dropped(element: Any, drop: list[Any], links: set[str], org: str | None) -> bool:
+def _hashable(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+class _Members:
+    """Membership in a list of JSON values: a set lookup for scalars, a scan only for the
+    objects and arrays among them (``1 == 1.0 == True`` as for the list's own ``in``)."""
+
+    def __init__(self, values: list[Any]) -> None:
+        self._scalars = {v for v in values if _hashable(v)}
+        self._others = [v for v in values if not _hashable(v)]
+
+    def __contains__(self, value: Any) -> bool:
+        if _hashable(value):
+            return value in self._scalars
+        return value in self._others
+
+
+def _dropped(element: Any, drop: _Members, links: set[str], org: str | None) -> bool:
     if isinstance(element, dict):
         return element.get("name") in drop
     if element in drop:

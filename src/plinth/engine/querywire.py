@@ -14,7 +14,9 @@ from typing import Any
 
 from plinth.errors import FieldError, ValidationFailed
 from plinth.kinds.base import KindSpec
-from plinth.storage.query import OPS, Filter, Sort, Term
+from plinth.meta import QUERY_TERMS_MAX
+from plinth.storage import regex
+from plinth.storage.query import OPS, Filter, Sort, Term, scalar_text
 
 _SEGMENT = re.compile(r"^[A-Za-z0-9_$@-]+$")
 _NO_VALUE_OPS = ("exists", "!exists")
@@ -59,9 +61,9 @@ def _term(kind: KindSpec, raw: Any, path: str, errors: list[FieldError]) -> Term
         return None
     if op in ("~", "=~"):
         try:
-            re.compile(str(value))
-        except re.error as exc:
-            errors.append(FieldError(f"{path}.value", f"not a valid regular expression: {exc}"))
+            regex.compile_pattern(scalar_text(value))
+        except regex.PatternError as exc:
+            errors.append(FieldError(f"{path}.value", str(exc)))
             return None
     selector = selectors[0]
     if selector == "tag":
@@ -107,6 +109,10 @@ def parse_query(kind: KindSpec, body: Any) -> tuple[Filter, dict[str, Any]]:
         raw_terms = []
     elif not isinstance(raw_terms, list):
         errors.append(FieldError("spec.terms", "must be an array"))
+        raw_terms = []
+    elif len(raw_terms) > QUERY_TERMS_MAX:
+        # Refused whole: each term is SQL the store compiles, and SQLite bounds an expression's depth.
+        errors.append(FieldError("spec.terms", f"must have at most {QUERY_TERMS_MAX} terms, not {len(raw_terms)}"))
         raw_terms = []
     terms = [_term(kind, t, f"spec.terms[{i}]", errors) for i, t in enumerate(raw_terms)]
     sort = None

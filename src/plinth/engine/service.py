@@ -366,6 +366,10 @@ class Engine:
                     raise storage_error(StorageError("exists"), t.kind.name, t.name)
                 if w.mode == "create":
                     raise storage_error(StorageError("exists"), t.kind.name, t.name)
+            if old is None and not w.access.holds_any(t.kind, "create"):
+                # No policy grants create on any item of this kind: refused before the body is
+                # worked on (a create is otherwise judged on its candidate, once built).
+                require(w.access, t.kind, "create", t.href, None, lambda: None)
             sealed_record: Record | None = None
             if old is not None and old_record is not None:
                 require(w.access, t.kind, "edit", t.href, stamp_of(old_record), lambda old=old: old)  # type: ignore[misc]

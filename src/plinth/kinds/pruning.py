@@ -6,6 +6,12 @@ taken out: an invalid leaf goes, and so does an object missing a required field 
 to the object's own slot, a list entry or a key), until the rest passes the schema. The
 rules' findings are then mapped back to the paths of the body as sent (a list entry taken
 out shifts the ones after it) and kept unless they concern a part that was taken out.
+
+The work is linear in the body (docs/api.md, "Limits"): each round resolves every part to take
+out before changing anything, empties each list it touches in one pass, and remembers, per
+list, which entries as sent are left; a path maps back in one walk of its parts, and whether a
+finding concerns a part taken out is a few set lookups. (Replaying every earlier removal for
+each new one made a body of a few thousand wrong entries hold a worker for seconds.)
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ MAX_ROUNDS = 8
 
 _PART = re.compile(r"\.?([^.\[\]]+)|\[(\d+)\]")
 Part = str | int
+Path = tuple[Part, ...]
 
 
 def parse_path(path: str) -> list[Part]:
@@ -44,46 +51,76 @@ class Pruned:
     """What is left of a body, and how its paths map back to the body as sent."""
 
     data: dict[str, Any]
-    #: (list path, index) of every list entry taken out, in order, in the paths of the time.
-    removals: list[tuple[tuple[Part, ...], int]] = field(default_factory=list)
+    #: For each list entries were taken out of (by its path as sent): the index as sent of each
+    #: entry left, in order, and how many entries it had as sent.
+    kept: dict[Path, tuple[list[int], int]] = field(default_factory=dict)
     #: Where the parts taken out were, in the paths of the body as sent.
-    gone: list[tuple[Part, ...]] = field(default_factory=list)
+    gone: set[Path] = field(default_factory=set)
+    #: Every prefix of a path in ``gone`` (itself included, and the empty path).
+    _under: set[Path] = field(default_factory=set)
 
     def original(self, parts: list[Part]) -> list[Part]:
         """A path of the pruned body as a path of the body as sent."""
-        out = list(parts)
-        for list_path, index in reversed(self.removals):
-            depth = len(list_path)
-            if tuple(out[:depth]) != list_path or len(out) <= depth:
-                continue
-            at = out[depth]
-            if isinstance(at, int) and at >= index:
-                out[depth] = at + 1
+        out: list[Part] = []
+        for part in parts:
+            if isinstance(part, int) and self.kept:
+                mapping = self.kept.get(tuple(out))
+                if mapping is not None:
+                    left, length = mapping
+                    part = left[part] if 0 <= part < len(left) else part + length - len(left)
+            out.append(part)
         return out
 
     def concerns_gone(self, parts: list[Part]) -> bool:
-        """Whether a finding at ``parts`` (sent-body path) is about a part taken out."""
-        return any(tuple(parts[: len(g)]) == g or tuple(g[: len(parts)]) == tuple(parts) for g in self.gone)
+        """Whether a finding at ``parts`` (sent-body path) is about a part taken out: one of
+        them, inside one, or about something holding one."""
+        path = tuple(parts)
+        return path in self._under or any(path[:i] in self.gone for i in range(len(path)))
+
+    def _mark_gone(self, path: Path) -> None:
+        self.gone.add(path)
+        for i in range(len(path), -1, -1):
+            if path[:i] in self._under:
+                break  # and so are all shorter prefixes
+            self._under.add(path[:i])
+
+    def take_out(self, targets: set[Path]) -> bool:
+        """Take out the parts at ``targets`` (paths of the pruned body as it is now); ``False``
+        when one is the whole body (nothing would be left)."""
+        if () in targets:
+            return False
+        keys: list[tuple[dict[str, Any], str]] = []
+        entries: dict[int, tuple[list[Any], Path, set[int]]] = {}
+        # Resolve everything first: no removal of this round moves another one's target.
+        for target in targets:
+            parent = _node(self.data, target[:-1])
+            last = target[-1]
+            self._mark_gone(tuple(self.original(list(target))))
+            if isinstance(parent, list) and isinstance(last, int) and 0 <= last < len(parent):
+                at = entries.get(id(parent))
+                if at is None:
+                    at = entries[id(parent)] = (parent, tuple(self.original(list(target[:-1]))), set())
+                at[2].add(last)
+            elif isinstance(parent, dict) and isinstance(last, str):
+                keys.append((parent, last))
+        for node, key in keys:
+            node.pop(key, None)
+        for items, list_path, indices in entries.values():
+            left, length = self.kept.get(list_path, (list(range(len(items))), len(items)))
+            items[:] = [v for i, v in enumerate(items) if i not in indices]
+            self.kept[list_path] = ([o for i, o in enumerate(left) if i not in indices], length)
+        return True
 
 
-def _remove(data: Any, parts: list[Part], pruned: Pruned) -> bool:
-    """Take out the node at ``parts``; ``False`` when it is the whole body (nothing left)."""
-    if not parts:
-        return False
+def _node(data: Any, parts: Path) -> Any:
+    """The node at ``parts``, or ``None`` when it is gone (taken out with an ancestor)."""
     node = data
-    for part in parts[:-1]:
+    for part in parts:
         try:
             node = node[part]
         except (KeyError, IndexError, TypeError):
-            return True  # already gone with an ancestor
-    last = parts[-1]
-    pruned.gone.append(tuple(pruned.original(parts)))
-    if isinstance(node, list) and isinstance(last, int) and last < len(node):
-        del node[last]
-        pruned.removals.append((tuple(parts[:-1]), last))
-    elif isinstance(node, dict) and isinstance(last, str):
-        node.pop(last, None)
-    return True
+            return None
+    return node
 
 
 def prune_to_valid(
@@ -95,11 +132,8 @@ def prune_to_valid(
         return None
     pruned = Pruned(copy.deepcopy(data))
     for _ in range(MAX_ROUNDS):
-        # Deepest first, and list entries from the back, so earlier removals do not move later ones.
-        targets = sorted({tuple(_target(e, prefix)) for e in errors}, key=_removal_order, reverse=True)
-        for target in targets:
-            if not _remove(pruned.data, list(target), pruned):
-                return None
+        if not pruned.take_out({tuple(_target(e, prefix)) for e in errors}):
+            return None
         dumped, errors = validate_model(model, pruned.data, prefix)
         if dumped is not None:
             return dumped, pruned
@@ -110,7 +144,3 @@ def _target(error: FieldError, prefix: str) -> list[Part]:
     parts = parse_path(error.path.removeprefix(prefix))
     # A missing field cannot be taken out: its object must go instead.
     return parts[:-1] if error.message == "is required" else parts
-
-
-def _removal_order(parts: tuple[Part, ...]) -> tuple[Any, ...]:
-    return tuple((1, p) if isinstance(p, int) else (0, p) for p in parts)

@@ -8,11 +8,12 @@ there (docs.controlplane.com/core/query); an embedding kind may narrow it.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from plinth.kinds.spec_model import NonEmptyStr, SpecModel, exactly_one
+from plinth.meta import QUERY_PATTERN_MAX, QUERY_TERMS_MAX
 
 Operator = Literal["=", "!=", ">", ">=", "<", "<=", "~", "=~", "contains", "exists", "!exists"]
 
@@ -37,6 +38,10 @@ class Term(SpecModel):
         exactly_one(self, ("property", "rel", "tag"), "term subject")
         if self.op in ("exists", "!exists") and self.value is not None:
             raise ValueError(f"operator '{self.op}' takes no value")
+        if self.op in ("~", "=~") and len(str(self.value)) > QUERY_PATTERN_MAX:
+            # The rest of the pattern's syntax is judged where the query runs (the engine's
+            # ``querywire``); a pattern it refuses matches nothing there.
+            raise ValueError(f"a regular expression may have at most {QUERY_PATTERN_MAX} characters")
         return self
 
 
@@ -47,7 +52,7 @@ class Sort(SpecModel):
 
 class QuerySpec(SpecModel):
     match: Literal["all", "any", "none"] | None = None
-    terms: list[Term] | None = None
+    terms: Annotated[list[Term], Field(max_length=QUERY_TERMS_MAX)] | None = None
     sort: Sort | None = None
 
 

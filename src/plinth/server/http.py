@@ -11,8 +11,8 @@ from urllib.parse import parse_qs
 
 import orjson
 
-from plinth.errors import BadRequest, PayloadTooLarge, RequestTimeout, UnsupportedMediaType
-from plinth.server.limits import MAX_JSON_DEPTH, has_nul, json_too_deep, utf8_error
+from plinth.errors import BadRequest, PayloadTooLarge, RequestTimeout, UnsupportedMediaType, ValidationFailed
+from plinth.server.limits import MAX_JSON_DEPTH, has_nul, json_too_deep, long_arrays, utf8_error
 
 Scope = dict[str, Any]
 JSON_TYPES = ("application/json", "application/merge-patch+json")
@@ -128,9 +128,13 @@ def decode_json(request: Request, raw: bytes) -> Any:
     if has_nul(raw):
         raise BadRequest("Strings in the request body cannot contain U+0000 (NUL)")
     try:
-        return orjson.loads(raw)
+        body = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         bad_utf8 = utf8_error(raw)
         if bad_utf8 is not None:
             raise BadRequest(f"The request body is not UTF-8: {bad_utf8}") from exc
         raise BadRequest(f"The request body is not valid JSON: {exc}") from exc
+    too_long = long_arrays(raw, body)
+    if too_long:
+        raise ValidationFailed(too_long)
+    return body

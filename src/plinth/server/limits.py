@@ -4,6 +4,10 @@
 - JSON nesting: at most :data:`MAX_JSON_DEPTH` levels of arrays and objects -> 400. orjson
   itself allows 1024, deeper than Python's recursion in the engine (PATCH merges, validation)
   can safely follow, and deeper than any item of the API needs.
+- Arrays: at most :data:`MAX_ARRAY_ITEMS` entries each -> 400 naming every longer array by its
+  path. Checked before authorization and before any kind looks at the body, so the work a
+  request can cause is bounded by its size whoever sends it; the kinds' own, smaller bounds
+  (50 tags, 8 containers, ...) are judged after, with the item's other rules.
 - The body must be UTF-8 (RFC 8259) -> 400 naming the first bad byte.
 - No string may hold U+0000 (NUL) -> 400: PostgreSQL cannot store it in text or jsonb, so it is
   refused on both backends alike (and anywhere in a path: 404, ``engine/requestinfo.py``).
@@ -20,8 +24,12 @@ pairs once per level.
 from __future__ import annotations
 
 import re
+from typing import Any
+
+from plinth.errors import FieldError
 
 MAX_JSON_DEPTH = 64
+MAX_ARRAY_ITEMS = 1000
 MAX_HEADER_BYTES = 32 * 1024
 
 _SQUARE = bytes.maketrans(b"{}", b"[]")
@@ -71,3 +79,27 @@ def utf8_error(raw: bytes) -> str | None:
     except UnicodeDecodeError as exc:
         return f"byte {exc.start} ({raw[exc.start : exc.start + 1]!r}) is not valid UTF-8"
     return None
+
+
+def long_arrays(raw: bytes, value: Any, limit: int = MAX_ARRAY_ITEMS) -> list[FieldError]:
+    """One error per array of the decoded body ``value`` (``raw`` its JSON text) holding more
+    than ``limit`` entries, at its path (``spec.env``; ``(body)`` for the body itself).
+
+    An array of ``n`` entries needs ``n - 1`` commas, so a body with fewer commas than ``limit``
+    is not walked at all; others are walked once, without recursion (the depth is bounded, but
+    a walk costs no stack either way).
+    """
+    if raw.count(b",") < limit:
+        return []
+    errors: list[FieldError] = []
+    todo: list[tuple[str, Any]] = [("", value)]
+    while todo:
+        path, node = todo.pop()
+        if isinstance(node, dict):
+            todo += ((f"{path}.{k}" if path else k, v) for k, v in node.items())
+        elif isinstance(node, list):
+            if len(node) > limit:
+                errors.append(FieldError(path or "(body)", f"must have at most {limit} entries, not {len(node)}"))
+                continue  # its entries are not judged: the array is refused as a whole
+            todo += ((f"{path}[{i}]", v) for i, v in enumerate(node) if isinstance(v, dict | list))
+    return sorted(errors, key=lambda e: e.path)

@@ -8,9 +8,9 @@ filters; the engine uses :func:`sort_value` to build the next page's
 from __future__ import annotations
 
 import functools
-import re
 from typing import Any
 
+from plinth.storage import regex
 from plinth.storage.query import RANK_NUMBER, RANK_STRING, Filter, Scalar, Sort, Term, scalar_text, sort_rank
 
 #: What :func:`lookup` returns for a path that leads nowhere (distinct from a JSON ``null``).
@@ -96,7 +96,7 @@ def term_matches(term: Term, doc: dict[str, Any], parent: str) -> bool:
     if text is None:
         return False
     if term.op in ("~", "=~"):
-        return re.search(scalar_text(term.value), text) is not None
+        return regex.search(scalar_text(term.value), text)  # RE2: linear in the text
     return scalar_text(term.value) in text  # contains
 
 

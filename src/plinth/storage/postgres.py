@@ -73,6 +73,8 @@ DOWN_POOL_TIMEOUT = 0.5
 #: Seconds one operation (a read, or a whole commit) may take before the store counts as
 #: unavailable; the server cancels its statements after as long (``statement_timeout``).
 QUERY_TIMEOUT = 5.0
+#: Seconds a query holding regular expressions may run (``storage/regex.py``; docs/api.md, "Limits").
+REGEX_QUERY_TIMEOUT = 2.0
 #: Seconds the pool keeps retrying, in the background, to replace a lost connection; after
 #: that it connects again when a request needs a connection.
 RECONNECT_TIMEOUT = 1.0
@@ -168,6 +170,27 @@ async def _configure(conn: psycopg.AsyncConnection) -> None:
         " set_config('idle_in_transaction_session_timeout', %s, false)",
         (f"{int(QUERY_TIMEOUT * 1000)}ms", f"{int(IDLE_IN_TRANSACTION_TIMEOUT * 1000)}ms"),
     )
+
+
+def _bounded(statement: str, params: Sequence[Any]) -> Callable[[psycopg.AsyncConnection], Awaitable[list[Any]]]:
+    """Run a query holding regular expressions within :data:`REGEX_QUERY_TIMEOUT` (its own
+    transaction's ``statement_timeout``): PostgreSQL runs its own regex engine on them, and one
+    that runs out of time is the client's 400, not an outage (``StorageError("invalid")``)."""
+
+    async def fetch(conn: psycopg.AsyncConnection) -> list[Any]:
+        try:
+            async with conn.transaction():
+                timeout = f"{int(REGEX_QUERY_TIMEOUT * 1000)}ms"
+                await conn.execute("SELECT set_config('statement_timeout', %s, true)", (timeout,))
+                cursor = await conn.execute(statement, params)
+                return await cursor.fetchall()
+        except pgerrors.QueryCanceled as exc:
+            if conn.info.transaction_status != TransactionStatus.IDLE:
+                raise  # not the statement's own timeout: the connection is in doubt
+            message = f"the query's regular expressions took longer than {REGEX_QUERY_TIMEOUT:g} s; narrow them"
+            raise StorageError("invalid", None, message) from exc
+
+    return fetch
 
 
 def _closed_by_server(conn: psycopg.AsyncConnection) -> bool:
@@ -337,7 +360,9 @@ class PostgresStorage:
     async def list_page(self, request: ListRequest) -> list[Record]:
         query = compile_list(request, DIALECT, _SELECT_RECORD)
         try:
-            return _records(await self._fetch(query.text, query.params, "list"))
+            if not any(term.op in ("~", "=~") for term in request.filter.terms):
+                return _records(await self._fetch(query.text, query.params, "list"))
+            return _records(await self._run(_bounded(query.text, query.params), "list"))
         except pgerrors.InvalidRegularExpression as exc:
             raise StorageError("invalid", None, f"invalid regular expression: {exc}") from exc
 

@@ -24,8 +24,9 @@ both backends against it):
   ``=`` and ``!=`` on a tag compare text forms: ``tag=5`` matches the tags ``"5"`` and ``5``,
   ``True`` matches ``"true"`` and ``true``, and a value of ``None`` compares with ``""``.
   Every other op reads a tag exactly as it reads a path.
-- ``~`` and ``=~`` search the text form for the value's text as a regular expression (the
-  subset Python's ``re`` and PostgreSQL's ``~`` agree on; a pattern the backend cannot
+- ``~`` and ``=~`` search the text form for the value's text as a regular expression (RE2's
+  syntax, at most 256 characters, repetition counts at most 255: ``regex.py``, which runs
+  them in Python; PostgreSQL runs its ``~`` on the same patterns; a pattern the backend cannot
   compile raises ``StorageError("invalid")``); ``contains`` finds the value's text in the
   text form as a case-sensitive substring.
 - ``match``: ``all`` (every term), ``any`` (at least one), ``none`` (no term); no terms

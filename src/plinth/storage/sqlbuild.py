@@ -53,6 +53,8 @@ def join(separator: str, parts: list[Fragment]) -> Fragment:
     return sql(separator.join(["{}"] * len(parts)), *parts)
 
 
+#: The integers SQLite can bind (a signed 64-bit integer).
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 TRUE = Fragment("1=1")
 FALSE = Fragment("1=0")
 
@@ -99,6 +101,14 @@ class _Builder:
     def bind(self, value: Any) -> Fragment:
         return Fragment(self.d.placeholder, (value,))
 
+    def bind_number(self, value: int | float) -> Fragment:
+        """A number compared with what :meth:`Dialect.number` reads (a double on both stores):
+        an integer beyond 64 bits, which SQLite cannot bind (JSON allows any), is bound as the
+        double it compares as anyway."""
+        if isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX:
+            return self.bind(float(value))
+        return self.bind(value)
+
     # -- filter terms: each compiles to a condition that is never SQL NULL ----------------
 
     def term(self, term: Term) -> Fragment:
@@ -133,15 +143,16 @@ class _Builder:
         if isinstance(value, bool):
             return sql("{} = " + ("'true'" if value else "'false'"), self.d.type_of(path))
         if isinstance(value, int | float):
-            return sql("{} = {}", self.d.number(path), self.bind(value))
+            return sql("{} = {}", self.d.number(path), self.bind_number(value))
         return sql("{} = {}", self.d.string(path), self.bind(value))
 
     def ordered(self, term: Term, path: tuple[str, ...]) -> Fragment:
         value = term.value
         if isinstance(value, bool) or value is None:
             return FALSE
-        read = self.d.number(path) if isinstance(value, int | float) else self.d.string(path)
-        return sql(f"{{}} {term.op} {{}}", read, self.bind(value))
+        if isinstance(value, int | float):
+            return sql(f"{{}} {term.op} {{}}", self.d.number(path), self.bind_number(value))
+        return sql(f"{{}} {term.op} {{}}", self.d.string(path), self.bind(value))
 
     def filter(self, flt: Filter) -> Fragment:
         if not flt.terms:
@@ -207,8 +218,10 @@ class _Builder:
         rank = sort_rank(start.sort_value)
         within = self.after_key(start)
         if rank in (RANK_NUMBER, RANK_STRING):
-            read = self.d.number(sort.path) if rank == RANK_NUMBER else self.d.string(sort.path)
-            value = self.bind(start.sort_value)
+            if rank == RANK_NUMBER:
+                read, value = self.d.number(sort.path), self.bind_number(start.sort_value)  # type: ignore[arg-type]
+            else:
+                read, value = self.d.string(sort.path), self.bind(start.sort_value)
             within = sql(f"({{}} {op} {{}} OR ({{}} = {{}} AND {{}}))", read, value, read, value, within)
         rank_sql = self.rank(sort.path)
         return sql(f"({{}} {op} {rank} OR ({{}} = {rank} AND {{}}))", rank_sql, rank_sql, within)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import re
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from plinth.metrics import StoreMeter
+from plinth.storage import regex
 from plinth.storage import statements as st
 from plinth.storage.base import (
     AppendEvent,
@@ -101,17 +101,18 @@ DIALECT = SqliteDialect()
 
 
 def _regexp(pattern: str, value: Any) -> bool:
-    # ``re`` caches compiled patterns; list_page has already rejected invalid ones.
-    return value is not None and re.search(pattern, str(value)) is not None
+    # RE2, linear in the text: this runs on the event loop, once per row (``storage/regex.py``);
+    # list_page has already rejected patterns it cannot compile.
+    return value is not None and regex.search(pattern, str(value))
 
 
 def _check_patterns(request: ListRequest) -> None:
     for term in request.filter.terms:
         if term.op in ("~", "=~"):
             try:
-                re.compile(scalar_text(term.value))
-            except re.error as exc:
-                raise StorageError("invalid", None, f"invalid regular expression: {exc}") from exc
+                regex.compile_pattern(scalar_text(term.value))
+            except regex.PatternError as exc:
+                raise StorageError("invalid", None, str(exc)) from exc
 
 
 def _connect(path: Path) -> sqlite3.Connection:
