@@ -137,8 +137,13 @@ def test_a_changed_or_moved_cursor_is_400(server: ServerProcess, api: httpx.Clie
     assert ok(viewer.get(href))["items"]
 
 
-def test_event_log_cursors_are_sealed_and_strict(server: ServerProcess, api: httpx.Client) -> None:
-    """The event log's cursor held the store-wide event seq, readable, and took ``"seq": true``."""
+def test_event_log_cursors_are_sealed_and_strict(
+    server: ServerProcess, api: httpx.Client, viewer: httpx.Client
+) -> None:
+    """The event log's cursor held the store-wide event seq, readable, and took ``"seq": true``.
+
+    ``viewer`` creates the GVCs whose logs are read, so this test stands alone (as under xdist).
+    """
     org = server.org
     log = f"/org/{org}/gvc/cur-a/-eventlog"
     first = ok(api.get(log, params={"limit": 1}))
