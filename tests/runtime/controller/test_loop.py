@@ -2,7 +2,7 @@
 the public API run, roll, scale and go; a new loop adopts; a missed change (a restarted
 server, a 410, a container removed behind the loop's back) is healed.
 
-One server (SQLite) and one loop for the module; the loop runs on an event loop of its own in
+One server and one loop per store (SQLite, then PostgreSQL); the loop runs on an event loop of its own in
 a thread, as it would beside ``plinth serve``, and the tests talk to the server over HTTP.
 The org is named after the test run, so engine names never meet another session's, and the
 loop's scope carries the session's test-run label, so the finalizer removes what it made.
@@ -27,6 +27,7 @@ from plinth.runtime.containers import CliEngine, ContainerInfo
 from plinth.runtime.containers.protocol import ORG, WORKLOAD
 from plinth.runtime.controller import ControlLoop, Informer
 from tests.aio import RunAsync
+from tests.support import pg
 from tests.support.containers import INDEX, TEST_RUN, ContainerKit, podman
 from tests.support.server import ServerProcess, start_server
 
@@ -87,9 +88,26 @@ class LoopThread:
         assert self.failure is None, self.failure
 
 
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database(request: pytest.FixtureRequest) -> Iterator[str | None]:
+    """The store of the module's server: ``None`` for SQLite, or a throwaway PostgreSQL database."""
+    if request.param == "sqlite":
+        yield None
+        return
+    url = pg.create_database()
+    try:
+        yield url
+    finally:
+        pg.drop_database(url)
+
+
 @pytest.fixture(scope="module")
-def server(test_containers: ContainerKit, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    proc = start_server(tmp_path_factory.mktemp("loop-server"), org=f"t{test_containers.run_id}")
+def server(
+    database: str | None, test_containers: ContainerKit, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ServerProcess]:
+    # An org per store, so the second store's loop never meets the first one's containers.
+    org = f"t{test_containers.run_id}{'p' if database else 's'}"
+    proc = start_server(tmp_path_factory.mktemp("loop-server"), database, org=org)
     try:
         with proc.client() as api:
             gvc = {"name": GVC, "spec": {"staticPlacement": {"locationLinks": [f"//location/{LOCATION}"]}}}
@@ -224,7 +242,7 @@ def test_a_new_loop_adopts_what_the_last_one_started(
     control = running[-1].control
     assert control is not None and control.last_report is not None
     names = {c.name for c in _containers(run_async, server, kit, "keep")}
-    assert names <= set(control.last_report.adopted)
+    assert names <= set(control.last_report.adopted), (names, control.last_report)
     assert _running_ids(run_async, server, kit, "keep") == before
 
 
@@ -268,12 +286,16 @@ def test_a_secret_reference_holds_the_workload_with_an_error_naming_it(
 
 
 def test_a_restarted_server_is_watched_again(
-    server: ServerProcess, running: list[LoopThread], test_containers: ContainerKit, run_async: RunAsync
+    server: ServerProcess,
+    database: str | None,
+    running: list[LoopThread],
+    test_containers: ContainerKit,
+    run_async: RunAsync,
 ) -> None:
     kit = test_containers
     port = int(server.url.rsplit(":", 1)[1])
     server.stop()
-    restarted = start_server(server.data_dir, org=server.org, port=port)
+    restarted = start_server(server.data_dir, database, org=server.org, port=port)
     server.process, server.key = restarted.process, restarted.key
     with server.client() as api:
         assert api.post(f"/org/{server.org}/gvc/{GVC}/workload", json=_workload("after", kit, 1)).status_code == 201

@@ -111,9 +111,9 @@ class ControlLoop:
         specs, held = self.desired()
         report = await reconcile(specs, self.driver, scope=self.scope, hold=set(held))
         report.errors.update({"/".join(key): message for key, message in held.items()})
-        self.passes += 1
         self.last_report = report
         self.errors = dict(report.errors)
+        self.passes += 1  # last: a reader that sees the count sees the pass's report
         if report.changed or report.errors:
             log.info(
                 "org %s: %d created, %d removed, %d adopted, errors: %s",
