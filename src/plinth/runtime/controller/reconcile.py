@@ -115,6 +115,8 @@ async def reconcile(
             raise ValueError(f"{spec.name}: a desired spec needs the plan's slot labels and every scope label")
         if slot in wanted:
             raise ValueError(f"{spec.name}: two desired specs for replica {slot[4]} container {slot[5]}")
+        if slot[:3] in hold:
+            raise ValueError(f"{spec.name}: a desired spec of workload {'/'.join(slot[:3])}, which is held")
         wanted[slot] = spec
     running: dict[Slot, list[ContainerInfo]] = defaultdict(list)
     for info in await driver.list(scope):
