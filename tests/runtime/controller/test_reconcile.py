@@ -333,6 +333,24 @@ def test_two_desired_specs_for_one_slot_are_refused(world: World, engine: CliEng
     assert world.running(run_async, engine) == {}
 
 
+def test_a_held_workload_is_left_as_it_is_and_cannot_also_be_desired(
+    world: World, engine: CliEngine, run_async: RunAsync
+) -> None:
+    held, other = world.workload("held"), world.workload("other")
+    world.sync(run_async, engine, held, other)
+    before = _ids(world.running(run_async, engine))
+    changed = world.workload("held", replicas=2)
+    key = (world.org, "main", "held")
+    # Held: neither collected (no desired spec) nor scaled; the other workload is reconciled.
+    report = run_async(reconcile(world.desired(), engine, scope=world.scope, hold={key}))
+    assert report.errors == {}
+    assert _ids(world.running(run_async, engine)) == {name: id_ for name, id_ in before.items() if "_held-" in name}
+    assert [i.labels[WORKLOAD] for i in world.running(run_async, engine).values()] == ["held"]
+    with pytest.raises(ValueError, match="held"):
+        run_async(reconcile(world.desired(changed), engine, scope=world.scope, hold={key}))
+    assert len(world.running(run_async, engine)) == 1
+
+
 def test_a_template_that_cannot_start_keeps_the_old_replica_running(
     world: World, engine: CliEngine, run_async: RunAsync
 ) -> None:

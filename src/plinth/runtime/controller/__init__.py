@@ -1,10 +1,27 @@
-"""The runtime controller: what should run (``plan``) and making the engine match it
-(``reconcile``), through the driver seam of ``runtime.containers``. Not yet wired into
+"""The runtime controller: what should run (``plan``), making the engine match it
+(``reconcile``) through the driver seam of ``runtime.containers``, the API's view kept by
+list and watch (``informer``) and the loop that ties them (``loop``). Not yet wired into
 ``plinth serve`` (docs/runtime.md, "Containers and the gateway")."""
 
 from __future__ import annotations
 
+from plinth.runtime.controller.informer import Informer, gvc_locations
+from plinth.runtime.controller.loop import ControlLoop, SecretUnavailable, refuse_secrets
 from plinth.runtime.controller.plan import CONTAINER, REPLICA, TYPE, plan_workload, slot_name
 from plinth.runtime.controller.reconcile import ReconcileReport, engine_name, reconcile
 
-__all__ = ["CONTAINER", "REPLICA", "TYPE", "ReconcileReport", "engine_name", "plan_workload", "reconcile", "slot_name"]
+__all__ = [
+    "CONTAINER",
+    "REPLICA",
+    "TYPE",
+    "ControlLoop",
+    "Informer",
+    "ReconcileReport",
+    "SecretUnavailable",
+    "engine_name",
+    "gvc_locations",
+    "plan_workload",
+    "reconcile",
+    "refuse_secrets",
+    "slot_name",
+]

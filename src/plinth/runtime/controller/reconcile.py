@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from plinth.runtime.containers.protocol import (
@@ -98,11 +98,14 @@ async def reconcile(
     *,
     scope: Mapping[str, str] | None = None,
     running_timeout_s: float = RUNNING_TIMEOUT_S,
+    hold: Collection[WorkloadKey] = (),
 ) -> ReconcileReport:
     """One pass (module docstring). Every desired spec must carry every ``scope`` label (the
     plan's ``labels`` argument), or the next pass would not see what this one made. Engine
     errors are reported per workload in :attr:`ReconcileReport.errors`, never raised, so one
-    workload's missing image does not stop the others."""
+    workload's missing image does not stop the others. The containers of a workload in ``hold``
+    (``(org, gvc, workload)``: one whose plan could not be made, e.g. a secret it cannot read)
+    are left exactly as they are: neither collected nor replaced."""
     scope = dict(scope or {})
     report = ReconcileReport()
     wanted: dict[Slot, ReplicaSpec] = {}
@@ -112,11 +115,13 @@ async def reconcile(
             raise ValueError(f"{spec.name}: a desired spec needs the plan's slot labels and every scope label")
         if slot in wanted:
             raise ValueError(f"{spec.name}: two desired specs for replica {slot[4]} container {slot[5]}")
+        if slot[:3] in hold:
+            raise ValueError(f"{spec.name}: a desired spec of workload {'/'.join(slot[:3])}, which is held")
         wanted[slot] = spec
     running: dict[Slot, list[ContainerInfo]] = defaultdict(list)
     for info in await driver.list(scope):
         slot = slot_of(info.labels)
-        if slot is not None:
+        if slot is not None and slot[:3] not in hold:
             running[slot].append(info)
 
     # Whatever no desired slot claims goes first: orphans, scaled-away replicas.

@@ -1,0 +1,159 @@
+"""The control loop: the informer's cache planned and reconciled, whenever anything changes.
+
+:class:`ControlLoop` runs an :class:`~.informer.Informer` for one org and, each time it is
+woken (a change in the cache, a periodic relist, a retry), waits ``debounce_s`` so that a burst
+of writes (``cpln apply`` of a stack) makes one pass, then:
+
+1. plans every workload of the cache (:func:`~.plan.plan_workload`) on its GVC's locations;
+2. calls :func:`~.reconcile.reconcile` once for the whole org, under the scope
+   ``{plinth.org: org, **labels}``: containers of the org that no plan wants are collected,
+   and nothing outside the scope is touched.
+
+It never acts before the informer has listed both kinds once: an empty cache would mean
+"remove everything". Level-triggered: a pass compares the whole cache with the whole engine,
+so a missed wake-up costs only time until the next one.
+
+**Errors never end the loop.** A workload whose plan fails (a secret it references, a bad
+quantity) is reported in :attr:`ControlLoop.errors` and *held*: its containers are left as they
+are, neither collected nor replaced. Engine errors come from the reconcile report the same way,
+by ``org/gvc/workload``. Any other exception of a pass is logged. After a pass with errors the
+loop wakes itself again after ``retry_s``; the informer's relist wakes it anyway.
+
+**Secrets.** ``cpln://secret/NAME[.KEY]`` env values need the secret's value, which only the
+server's reveal path gives (and only to an identity allowed to reveal it). That is not wired
+yet, so the default resolver, :func:`refuse_secrets`, refuses every reference with
+:class:`SecretUnavailable`: the workload is held with an error naming the reference (never a
+value).
+
+Cancelling :meth:`ControlLoop.run` stops the informer and the loop; containers keep running,
+to be adopted by the next loop (the driver's spec digest makes that so).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from plinth.runtime.containers.protocol import ORG, ContainerEngine, ReplicaSpec
+from plinth.runtime.controller.informer import Informer, gvc_locations
+from plinth.runtime.controller.plan import Resolver, plan_workload
+from plinth.runtime.controller.reconcile import ReconcileReport, reconcile
+
+log = logging.getLogger(__name__)
+
+#: How long a wake-up waits for more changes before the pass starts.
+DEBOUNCE_S = 0.1
+#: How soon a pass that left errors is tried again (besides any change or relist).
+RETRY_S = 5.0
+
+
+class SecretUnavailable(Exception):
+    """A ``cpln://secret/`` reference the controller cannot resolve (yet)."""
+
+
+def refuse_secrets(reference: str) -> str:
+    """The default resolver: secret references are not resolved yet (module docstring)."""
+    raise SecretUnavailable(f"{reference}: secret values are not yet given to containers by this controller")
+
+
+class ControlLoop:
+    """Plans and reconciles one org's workloads whenever the informer says something changed."""
+
+    def __init__(
+        self,
+        informer: Informer,
+        driver: ContainerEngine,
+        *,
+        labels: Mapping[str, str] | None = None,
+        resolve: Resolver = refuse_secrets,
+        debounce_s: float = DEBOUNCE_S,
+        retry_s: float = RETRY_S,
+    ) -> None:
+        self.informer = informer
+        self.driver = driver
+        self.org = informer.org
+        self.scope = {ORG: self.org, **dict(labels or {})}
+        self.resolve = resolve
+        self.debounce_s = debounce_s
+        self.retry_s = retry_s
+        self.passes = 0
+        #: The errors of the last pass, by ``org/gvc/workload``.
+        self.errors: dict[str, str] = {}
+        self.last_report: ReconcileReport | None = None
+        self._wake = asyncio.Event()
+        informer.on_change = self.wake
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def desired(self) -> tuple[list[ReplicaSpec], dict[tuple[str, str, str], str]]:
+        """What the cache wants, and the workloads held by a plan error (module docstring)."""
+        specs: list[ReplicaSpec] = []
+        held: dict[tuple[str, str, str], str] = {}
+        labels = {k: v for k, v in self.scope.items() if k != ORG}
+        for (gvc_name, name), workload in sorted(self.informer.workloads.items()):
+            key = (self.org, gvc_name, name)
+            gvc: Mapping[str, Any] | None = self.informer.gvcs.get(gvc_name)
+            if gvc is None:  # the GVC's event is not in yet: leave its containers until it is
+                held[key] = f"GVC {gvc_name} is not known yet"
+                continue
+            try:
+                specs += plan_workload(workload, gvc, gvc_locations(gvc), resolve=self.resolve, labels=labels)
+            except Exception as exc:  # any plan error is this workload's alone
+                held[key] = str(exc)
+        return specs, held
+
+    async def run_pass(self) -> ReconcileReport:
+        """One plan-and-reconcile of the whole org (the informer must be synced)."""
+        specs, held = self.desired()
+        report = await reconcile(specs, self.driver, scope=self.scope, hold=set(held))
+        report.errors.update({"/".join(key): message for key, message in held.items()})
+        self.last_report = report
+        self.errors = dict(report.errors)
+        self.passes += 1  # last: a reader that sees the count sees the pass's report
+        if report.changed or report.errors:
+            log.info(
+                "org %s: %d created, %d removed, %d adopted, errors: %s",
+                self.org,
+                len(report.created),
+                len(report.removed),
+                len(report.adopted),
+                report.errors or "none",
+            )
+        return report
+
+    async def run(self) -> None:
+        """Run until cancelled (module docstring); never ends on an error of a pass."""
+        informer = asyncio.create_task(self.informer.run())
+        retry: asyncio.TimerHandle | None = None
+        try:
+            await asyncio.wait(
+                [asyncio.ensure_future(self.informer.wait_synced()), informer],
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+            if informer.done():
+                informer.result()  # the informer ended without being cancelled: say why
+            while True:
+                await self._wake.wait()
+                await asyncio.sleep(self.debounce_s)  # let a burst of writes land first
+                self._wake.clear()
+                if retry is not None:
+                    retry.cancel()
+                    retry = None
+                try:
+                    report = await self.run_pass()
+                except Exception:
+                    log.exception("org %s: reconcile pass failed; retrying", self.org)
+                    retry = asyncio.get_running_loop().call_later(self.retry_s, self.wake)
+                    continue
+                if report.errors:
+                    retry = asyncio.get_running_loop().call_later(self.retry_s, self.wake)
+        finally:
+            if retry is not None:
+                retry.cancel()
+            informer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await informer

@@ -1,0 +1,329 @@
+"""The control loop against a real Plinth server and real podman: workloads written through
+the public API run, roll, scale and go; a new loop adopts; a missed change (a restarted
+server, a 410, a container removed behind the loop's back) is healed.
+
+One server and one loop per store (SQLite, then PostgreSQL); the loop runs on an event loop of its own in
+a thread, as it would beside ``plinth serve``, and the tests talk to the server over HTTP.
+The org is named after the test run, so engine names never meet another session's, and the
+loop's scope carries the session's test-run label, so the finalizer removes what it made.
+Every wait is bounded by a deadline; nothing asserts on timing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from plinth.runtime.containers import CliEngine, ContainerInfo
+from plinth.runtime.containers.protocol import ORG, WORKLOAD
+from plinth.runtime.controller import ControlLoop, Informer
+from tests.aio import RunAsync
+from tests.support import pg
+from tests.support.containers import INDEX, TEST_RUN, ContainerKit, podman
+from tests.support.server import ServerProcess, start_server
+
+KEY = os.urandom(32)  # the loops of this module share it, as restarts of one controller would
+LOCATION = "aws-us-east-2"
+GVC = "main"
+RELIST_S = 3.0  # short, so the safety net is seen within a test
+WAIT_S = 60
+
+
+def _engine() -> CliEngine:
+    binary = shutil.which("podman")
+    assert binary is not None
+    return CliEngine("podman", binary, hash_key=KEY)
+
+
+class LoopThread:
+    """A :class:`ControlLoop` on its own event loop in a thread; ``stop`` cancels it."""
+
+    def __init__(self, server: ServerProcess, kit: ContainerKit, resource_version: str | None = None) -> None:
+        self.server, self.kit = server, kit
+        self.resource_version = resource_version
+        self.control: ControlLoop | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._started = threading.Event()
+        self.failure: BaseException | None = None
+        self._thread = threading.Thread(target=self._main, daemon=True)
+        self._thread.start()
+        assert self._started.wait(30)
+
+    def _main(self) -> None:
+        async def main() -> None:
+            informer = Informer(self.server.url, self.server.key, self.server.org, relist_interval_s=RELIST_S)
+            self.control = ControlLoop(informer, _engine(), labels={TEST_RUN: self.kit.run_id})
+            self._loop = asyncio.get_running_loop()
+            self._task = asyncio.current_task()
+            self._started.set()
+            try:
+                await self.control.run()
+            except asyncio.CancelledError:
+                pass
+
+        try:
+            asyncio.run(main())
+        except BaseException as exc:  # surfaced by stop(): a loop must only end when cancelled
+            self.failure = exc
+
+    @property
+    def passes(self) -> int:
+        return self.control.passes if self.control else 0
+
+    def stop(self) -> None:
+        assert self._loop is not None and self._task is not None
+        self._loop.call_soon_threadsafe(self._task.cancel)
+        self._thread.join(30)
+        assert not self._thread.is_alive()
+        assert self.failure is None, self.failure
+
+
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database(request: pytest.FixtureRequest) -> Iterator[str | None]:
+    """The store of the module's server: ``None`` for SQLite, or a throwaway PostgreSQL database."""
+    if request.param == "sqlite":
+        yield None
+        return
+    url = pg.create_database()
+    try:
+        yield url
+    finally:
+        pg.drop_database(url)
+
+
+@pytest.fixture(scope="module")
+def server(
+    database: str | None, test_containers: ContainerKit, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ServerProcess]:
+    # An org per store, so the second store's loop never meets the first one's containers.
+    org = f"t{test_containers.run_id}{'p' if database else 's'}"
+    proc = start_server(tmp_path_factory.mktemp("loop-server"), database, org=org)
+    try:
+        with proc.client() as api:
+            gvc = {"name": GVC, "spec": {"staticPlacement": {"locationLinks": [f"//location/{LOCATION}"]}}}
+            assert api.post(f"/org/{proc.org}/gvc", json=gvc).status_code == 201
+        yield proc
+    finally:
+        proc.stop()
+
+
+@pytest.fixture(scope="module")
+def running(server: ServerProcess, test_containers: ContainerKit) -> Iterator[list[LoopThread]]:
+    """The module's loop, in a list so a test may replace it (the last one is stopped after)."""
+    loops = [LoopThread(server, test_containers)]
+    yield loops
+    loops[-1].stop()
+
+
+def _until(check: Callable[[], Any], what: str, timeout_s: float = WAIT_S) -> Any:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout_s} s: {what}")
+        time.sleep(0.2)
+
+
+def _containers(run_async: RunAsync, server: ServerProcess, kit: ContainerKit, workload: str) -> list[ContainerInfo]:
+    labels = {TEST_RUN: kit.run_id, ORG: server.org, WORKLOAD: workload}
+    return list(run_async(_engine().list(labels)))
+
+
+def _running_ids(run_async: RunAsync, server: ServerProcess, kit: ContainerKit, workload: str) -> set[str]:
+    return {c.id for c in _containers(run_async, server, kit, workload) if c.running}
+
+
+def _settled(run_async: RunAsync, server: ServerProcess, kit: ContainerKit, workload: str, count: int) -> set[str]:
+    """Wait until exactly ``count`` containers of ``workload`` exist, all running (no surge
+    leftovers); their IDs."""
+
+    def check() -> set[str] | bool:
+        found = _containers(run_async, server, kit, workload)
+        if len(found) == count and all(c.running for c in found):
+            return {c.id for c in found} or True
+        return False
+
+    value = _until(check, f"{count} running containers of {workload}")
+    return value if isinstance(value, set) else set()
+
+
+def _workload(name: str, kit: ContainerKit, replicas: int, env: dict[str, str] | None = None) -> dict[str, Any]:
+    container: dict[str, Any] = {"name": "main", "image": kit.image, "ports": [{"number": 8080, "protocol": "http"}]}
+    if env:
+        container["env"] = [{"name": k, "value": v} for k, v in env.items()]
+    return {
+        "name": name,
+        "spec": {
+            "type": "standard",
+            "containers": [container],
+            "defaultOptions": {"autoscaling": {"minScale": replicas, "maxScale": max(replicas, 1)}},
+        },
+    }
+
+
+def _get_when_up(port: int) -> httpx.Response:
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        try:
+            return httpx.get(f"http://127.0.0.1:{port}/", timeout=5)
+        except httpx.TransportError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+def _env_of(run_async: RunAsync, name: str, variable: str) -> str:
+    result = run_async(_engine().exec(name, ["sh", "-c", f'echo "${variable}"']))
+    return bytes(result.stdout).decode().strip()
+
+
+def test_a_workload_written_through_the_api_runs_rolls_scales_and_goes(
+    server: ServerProcess, running: list[LoopThread], test_containers: ContainerKit, run_async: RunAsync
+) -> None:
+    kit, base = test_containers, f"/org/{server.org}/gvc/{GVC}/workload"
+    with server.client() as api:
+        assert api.post(base, json=_workload("web", kit, 2)).status_code == 201
+        first = _settled(run_async, server, kit, "web", 2)
+        infos = _containers(run_async, server, kit, "web")
+        assert sorted(c.labels["plinth.replica"] for c in infos) == ["web-0", "web-1"]
+        assert {c.labels["plinth.location"] for c in infos} == {LOCATION}
+        assert _get_when_up(infos[0].ports[8080]).content == INDEX
+
+        # A new env value is a new template: both replicas are replaced, and run it.
+        patch = {"spec": {"containers": _workload("web", kit, 2, env={"COLOUR": "blue"})["spec"]["containers"]}}
+        assert api.patch(f"{base}/web", json=patch).status_code == 200
+        second = _until(
+            lambda: (ids := _settled(run_async, server, kit, "web", 2)) and not ids & first and ids, "a rollout"
+        )
+        assert len(second) == 2
+        for info in _containers(run_async, server, kit, "web"):
+            assert _env_of(run_async, info.name, "COLOUR") == "blue"
+
+        # Suspended: no replica; resumed: two again.
+        assert api.patch(f"{base}/web", json={"spec": {"defaultOptions": {"suspend": True}}}).status_code == 200
+        _until(lambda: not _containers(run_async, server, kit, "web"), "suspended workload's containers removed")
+        assert api.patch(f"{base}/web", json={"spec": {"defaultOptions": {"suspend": False}}}).status_code == 200
+        _settled(run_async, server, kit, "web", 2)
+
+        # Scaled down (the platform refuses minScale 0 on a standard workload without KEDA:
+        # suspending, above, is its "zero"): the highest index goes.
+        scale = {"spec": {"defaultOptions": {"autoscaling": {"minScale": 1, "maxScale": 1}}}}
+        assert api.patch(f"{base}/web", json=scale).status_code == 200
+        _settled(run_async, server, kit, "web", 1)
+        assert [c.labels["plinth.replica"] for c in _containers(run_async, server, kit, "web")] == ["web-0"]
+
+        assert api.delete(f"{base}/web").status_code in (200, 202, 204)
+        _until(lambda: not _containers(run_async, server, kit, "web"), "deleted workload's containers removed")
+    assert running[-1].control is not None and "web" not in str(running[-1].control.errors)
+
+
+def test_a_new_loop_adopts_what_the_last_one_started(
+    server: ServerProcess, running: list[LoopThread], test_containers: ContainerKit, run_async: RunAsync
+) -> None:
+    kit = test_containers
+    with server.client() as api:
+        assert api.post(f"/org/{server.org}/gvc/{GVC}/workload", json=_workload("keep", kit, 2)).status_code == 201
+    before = _settled(run_async, server, kit, "keep", 2)
+    running[-1].stop()
+    running.append(LoopThread(server, kit))
+    _until(lambda: running[-1].passes >= 1, "the new loop's first pass")
+    control = running[-1].control
+    assert control is not None and control.last_report is not None
+    names = {c.name for c in _containers(run_async, server, kit, "keep")}
+    assert names <= set(control.last_report.adopted), (names, control.last_report)
+    assert _running_ids(run_async, server, kit, "keep") == before
+
+
+def test_a_container_removed_behind_the_loops_back_is_made_again_by_the_relist(
+    server: ServerProcess, running: list[LoopThread], test_containers: ContainerKit, run_async: RunAsync
+) -> None:
+    kit = test_containers
+    with server.client() as api:
+        assert api.post(f"/org/{server.org}/gvc/{GVC}/workload", json=_workload("drift", kit, 1)).status_code == 201
+    (gone,) = _settled(run_async, server, kit, "drift", 1)
+    podman("rm", "--force", "--time", "0", gone)
+    # No write happened, so no watch event: only the periodic relist wakes the loop.
+    remade = _until(lambda: (ids := _settled(run_async, server, kit, "drift", 1)) != {gone} and ids, "remade")
+    assert gone not in remade
+
+
+def test_a_secret_reference_holds_the_workload_with_an_error_naming_it(
+    server: ServerProcess, running: list[LoopThread], test_containers: ContainerKit, run_async: RunAsync
+) -> None:
+    kit, base = test_containers, f"/org/{server.org}/gvc/{GVC}/workload"
+    with server.client() as api:
+        assert api.post(base, json=_workload("sealed", kit, 1)).status_code == 201
+    before = _settled(run_async, server, kit, "sealed", 1)
+    secret_env = _workload("sealed", kit, 1, env={"TOKEN": "cpln://secret/api-token.key"})["spec"]["containers"]
+    with server.client() as api:
+        assert api.patch(f"{base}/sealed", json={"spec": {"containers": secret_env}}).status_code == 200
+    key = f"{server.org}/{GVC}/sealed"
+    message = _until(lambda: (running[-1].control.errors if running[-1].control else {}).get(key), "the error")
+    assert "cpln://secret/api-token.key" in message and "not yet" in message
+    # Held: the replica that ran keeps running, neither replaced nor collected.
+    assert _running_ids(run_async, server, kit, "sealed") == before
+    # Not fatal: the other workloads of the org are still served by the same loop.
+    with server.client() as api:
+        assert api.post(base, json=_workload("beside", kit, 1)).status_code == 201
+    _settled(run_async, server, kit, "beside", 1)
+    assert _running_ids(run_async, server, kit, "sealed") == before
+    with server.client() as api:
+        assert api.delete(f"{base}/sealed").status_code in (200, 202, 204)
+    _until(lambda: not _containers(run_async, server, kit, "sealed"), "the held workload's containers go with it")
+    _until(lambda: key not in (running[-1].control.errors if running[-1].control else {key: ""}), "error gone")
+
+
+def test_a_restarted_server_is_watched_again(
+    server: ServerProcess,
+    database: str | None,
+    running: list[LoopThread],
+    test_containers: ContainerKit,
+    run_async: RunAsync,
+) -> None:
+    kit = test_containers
+    port = int(server.url.rsplit(":", 1)[1])
+    server.stop()
+    restarted = start_server(server.data_dir, database, org=server.org, port=port)
+    server.process, server.key = restarted.process, restarted.key
+    with server.client() as api:
+        assert api.post(f"/org/{server.org}/gvc/{GVC}/workload", json=_workload("after", kit, 1)).status_code == 201
+    _settled(run_async, server, kit, "after", 1)
+    with server.client() as api:
+        assert api.delete(f"/org/{server.org}/gvc/{GVC}/workload/after").status_code in (200, 202, 204)
+    _until(lambda: not _containers(run_async, server, kit, "after"), "deleted after the restart")
+
+
+def test_a_position_the_server_does_not_know_is_answered_410_and_listed_again(
+    server: ServerProcess, running: list[LoopThread], run_async: RunAsync, tmp_path: Path
+) -> None:
+    with server.client() as api:
+        listed = api.get(f"/org/{server.org}/workload").json()["items"]
+        stale = api.get(f"/org/{server.org}/workload", params={"watch": "true", "resourceVersion": "999999999"})
+    assert stale.status_code == 410  # what the informer meets below
+    informer = Informer(server.url, server.key, server.org, resource_version="999999999")
+
+    async def sync() -> None:
+        task = asyncio.create_task(informer.run())
+        try:
+            await asyncio.wait_for(informer.wait_synced(), WAIT_S)
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    run_async(sync())
+    # Synced only happens after a full list: the 410 made the informer list again.
+    assert informer.lists == 2
+    assert set(informer.gvcs) == {GVC}
+    assert {name for _, name in informer.workloads} == {doc["name"] for doc in listed}
