@@ -68,11 +68,11 @@ def test_a_user_signs_in_with_an_id_token_browses_and_signs_out(
     pages.screenshot(driver, "id-token-gvc-list")
     driver.find_element(By.LINK_TEXT, "main").click()
     pages.wait_text(driver, "#summary", "main GVC")
-    # The org kind opens the token's org rather than GET /org; the user may not view it: a 403,
-    # said in the console's words, and still signed in.
+    # The org kind opens the token's org rather than GET /org; the user may not view it: the 404
+    # a missing org answers (docs/api.md, "Errors"), said in the console's words, and still signed in.
     pages.find(driver, "#kinds a[data-kind=org]").click()
     pages.wait_text(driver, "#notice", f"Could not open Org {org}:")
-    assert "(HTTP 403, forbidden" in pages.text_of(driver, "#notice")
+    assert "(HTTP 404, not_found" in pages.text_of(driver, "#notice")
     assert pages.session_key(driver) == token
     # Another org's page is this org's: the token signs in nowhere else.
     pages.go(driver, "#/org/elsewhere/gvc")

@@ -58,10 +58,11 @@ async function signInWithToken(event) {
   try {
     await call('GET', `/org/${encodeURIComponent(org)}`, undefined, token);
   } catch (error) {
-    // A 403 comes after the server took the token (the user is in the org) but may not read
-    // the org itself: signed in all the same. Anything else (401: expired, another audience,
-    // not invited to this org) is refused, in the server's words.
-    if (!(error instanceof ApiError && error.status === 403)) {
+    // A 403 or 404 comes after the server took the token (the user is in the org) but may not
+    // read the org itself (an item one may not view answers as a missing one: docs/api.md,
+    // "Errors"): signed in all the same. Anything else (401: expired, another audience, not
+    // invited to this org) is refused, in the server's words.
+    if (!(error instanceof ApiError && (error.status === 403 || error.status === 404))) {
       state.signedOut(describe('Signing in failed', error));
       return;
     }
