@@ -240,9 +240,15 @@ def test_a_new_loop_adopts_what_the_last_one_started(
     running.append(LoopThread(server, kit))
     _until(lambda: running[-1].passes >= 1, "the new loop's first pass")
     control = running[-1].control
-    assert control is not None and control.last_report is not None
+    assert control is not None
     names = {c.name for c in _containers(run_async, server, kit, "keep")}
-    assert names <= set(control.last_report.adopted), (names, control.last_report)
+    # A pass can fail as a whole when the engine's CLI is busy with the other xdist worker's
+    # containers; the next pass retries. What adoption means is checked below: the new loop
+    # names them adopted and never restarted them (the same container IDs).
+    _until(
+        lambda: (report := control.last_report) is not None and names <= set(report.adopted),
+        f"the new loop adopts {names} (last report: {control.last_report})",
+    )
     assert _running_ids(run_async, server, kit, "keep") == before
 
 
