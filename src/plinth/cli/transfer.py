@@ -20,6 +20,7 @@ from typing import IO, Any, TypeVar
 import click
 
 from plinth.cli.errors import CliError
+from plinth.files import FILE_MODE
 from plinth.storage import open_storage
 from plinth.storage.base import DumpCounts, Storage, StorageError
 from plinth.storage.transfer import TransferError, check_export, export_store, import_store, iter_lines, read_header
@@ -75,6 +76,7 @@ def export_command(data_dir: Path, database_url: str | None, output: str) -> Non
         target = Path(output)
         fd, partial = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or Path("."))
         try:
+            os.fchmod(fd, FILE_MODE)  # an export holds the store: its owner's only, whatever the umask
             with os.fdopen(fd, "wb") as out:
                 counts = asyncio.run(_export(data_dir, database_url, out))
                 out.flush()

@@ -32,6 +32,7 @@ from plinth.auth.signing import ensure_signing_key, load_key
 from plinth.engine.identity import add_key
 from plinth.engine.requestinfo import RequestInfo
 from plinth.engine.service import SYSTEM, Engine
+from plinth.files import private_dir
 from plinth.kinds.auditctx import BUILTIN_CONTEXT
 from plinth.kinds.location import BUILTIN_LOCATIONS, builtin_description
 from plinth.kinds.permissions import PERMISSIONS
@@ -172,7 +173,7 @@ async def bootstrap(engine: Engine, storage: Storage, org: str) -> str | None:
 
 
 def write_key_file(data_dir: Path, key: str) -> Path:
-    data_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(data_dir)
     path = data_dir / KEY_FILE
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as fh:

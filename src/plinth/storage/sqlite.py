@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from plinth.files import private_dir, private_sqlite
 from plinth.metrics import StoreMeter
 from plinth.storage import statements as st
 from plinth.storage.base import (
@@ -146,7 +147,11 @@ class SqliteStorage:
 
     @classmethod
     async def open(cls, path: Path) -> SqliteStorage:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.parent.exists():
+            private_dir(path.parent)
+        # Created 0600 before SQLite first opens it: SQLite gives its -wal and -shm files the
+        # database file's mode, so they are private too, whatever the umask.
+        private_sqlite(path)
         await asyncio.to_thread(migrate, f"sqlite:///{path}", MIGRATIONS / "sqlite")
         return cls(path)
 
