@@ -145,17 +145,19 @@ def _check_secrets_keys(
     try:
         opened = open_keys(key_file, os.environ.get("PLINTH_SECRETS_KEY"), data_dir, bool(database_url), generate=False)
     except KeyConfigError as exc:
-        raise CliError(f"{file}: its secrets are sealed with key ids {shown}, and the keys given fail: {exc}") from exc
+        raise CliError(
+            f"{file}: its secrets and signing keys are sealed with key ids {shown}, and the keys given fail: {exc}"
+        ) from exc
     if opened is None:
         raise CliError(
-            f"{file}: its secrets are sealed with key ids {shown}: give the key file the target's server will use "
-            "(--secrets-key-file, or PLINTH_SECRETS_KEY), holding those keys; nothing was imported"
+            f"{file}: its secrets and signing keys are sealed with key ids {shown}: give the key file the target's "
+            "server will use (--secrets-key-file, or PLINTH_SECRETS_KEY), holding those keys; nothing was imported"
         )
     held = set(opened.source.ring().kids)
     missing = sorted(needed - held)
     if missing:
         raise CliError(
-            f"{file}: its secrets are sealed with key ids {shown}, and {opened.source.where} lacks "
+            f"{file}: its secrets and signing keys are sealed with key ids {shown}, and {opened.source.where} lacks "
             f"{', '.join(missing)}: give the target's server the exporting server's key file; nothing was imported"
         )
 

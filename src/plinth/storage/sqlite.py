@@ -29,6 +29,7 @@ from plinth.storage.base import (
     DumpCounts,
     EventRecord,
     Key,
+    MetaEntry,
     NotifyCallback,
     Operation,
     Put,
@@ -247,6 +248,10 @@ class SqliteStorage:
     async def events(self, key: Key, after_seq: int, limit: int) -> list[EventRecord]:
         rows = self._read(_SQL["SELECT_EVENTS"], (*_key_params(key), after_seq, limit), "events")
         return [EventRecord(r[0], r[1].encode()) for r in rows]
+
+    async def meta_with_prefix(self, prefix: str) -> list[MetaEntry]:
+        rows = self._read(_SQL["SELECT_META_PREFIX"], (prefix, prefix), "meta")
+        return [MetaEntry(str(r[0]), str(r[1])) for r in rows]
 
     async def get_meta(self, name: str) -> str | None:
         rows = self._read(_SQL["SELECT_META"], (name,), "meta")
