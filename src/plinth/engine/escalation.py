@@ -1,0 +1,117 @@
+"""The escalation rule: a write may not confer a grant its writer could not use itself.
+
+With ``edit`` on one policy, a principal could retarget it (``targetKind: policy``, ``target:
+all``), grant itself ``manage`` on every policy, then on service accounts, and mint keys: any
+right to write a policy was the right to every permission of the org. The rule, after the
+Kubernetes RBAC one ("privilege escalation prevention": a role may be written only by whom holds
+every permission in it, unless it holds ``escalate``; a binding only by whom holds them, unless
+it holds ``bind``; https://kubernetes.io/docs/reference/access-authn-authz/rbac/#privilege-escalation-prevention-and-bootstrapping):
+
+- a write of an item whose kind declares ``confers`` (a policy) is judged on its result: every
+  grant the new item confers that the stored one did not (a new principal, a new permission, a
+  target the old one did not cover: a retargeted policy confers everything anew) must be one
+  its writer holds: the same permission on the items of that kind the target covers;
+- ``target: all`` and ``targetQuery`` cover items made later, so granting on them needs the
+  permission on every item of the kind (a ``target: all`` grant); ``targetLinks`` need it on
+  each item linked;
+- holding ``manage`` on the item written is the ``escalate``-like right: it may confer
+  anything. ``manage`` on policies is therefore an org administrator's right, as the built-in
+  ``superusers`` hold it; give it to no one you would not make one.
+
+Grants the stored item confers already are not judged again: a principal may rename, retag,
+describe, narrow or remove what it could not have granted. Unrestricted callers (the server,
+the server admin) are not judged. The answer to a refused write is 403 naming the first grant
+it may not confer. docs/api.md ("Writing policies: the escalation rule") is the user's page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import orjson
+
+from plinth.engine.access import Access, Unrestricted, stamp_of
+from plinth.errors import Forbidden
+from plinth.kinds.base import Conferred, Item, KindSpec
+from plinth.meta import parse_link
+from plinth.storage.base import Key, Record, Storage
+
+#: The permission that lets its holder write an item conferring grants it does not hold.
+ESCALATE = "manage"
+
+
+def new_grants(kind: KindSpec, candidate: Item, old: Item | None, org: str) -> list[Conferred]:
+    """The grants ``candidate`` confers that ``old`` did not (a grant on ``all`` covers the same
+    grant on any target), in a stable order."""
+    assert kind.confers is not None
+    before = kind.confers(old, org) if old is not None else frozenset()
+    held_on_all = {(c.principal, c.permission, c.kind) for c in before if c.target == ("all",)}
+    fresh = [
+        c
+        for c in kind.confers(candidate, org)
+        if c not in before and (c.principal, c.permission, c.kind) not in held_on_all
+    ]
+    return sorted(fresh, key=lambda c: (c.kind, c.target, c.permission, c.principal))
+
+
+def _key(href: str, org: str) -> Key | None:
+    link = parse_link(href, org)
+    if link is None:
+        return None
+    if link.kind == "org":
+        return Key("", "org", "", link.name)
+    return Key(link.org, link.kind, link.gvc or "", link.name)
+
+
+async def check(
+    storage: Storage,
+    kinds: Mapping[str, KindSpec],
+    access: Access,
+    kind: KindSpec,
+    href: str,
+    org: str,
+    candidate: Item,
+    old: Item | None,
+    old_record: Record | None,
+) -> None:
+    """Raise 403 unless ``access`` may confer every grant the write adds (module docstring)."""
+    if kind.confers is None or isinstance(access, Unrestricted):
+        return
+    fresh = new_grants(kind, candidate, old, org)
+    if not fresh:
+        return
+    judged = old if old is not None else candidate
+    if access.allows(kind, ESCALATE, href, stamp_of(old_record), lambda: judged):
+        return
+    items: dict[str, Item | None] = {}
+    for grant in fresh:
+        target_kind = kinds.get(grant.kind) or KindSpec(name=grant.kind, scope="org")
+        if grant.target[0] == "link":
+            linked = grant.target[1]
+            if linked not in items:
+                key = _key(linked, org)
+                record = await storage.get(key) if key is not None else None
+                items[linked] = orjson.loads(record.doc) if record is not None else None
+            held = access.allows(target_kind, grant.permission, linked, None, lambda i=items[linked]: i)  # type: ignore[misc]
+        else:
+            held = access.sees_every(target_kind, grant.permission)
+        if not held:
+            raise _refused(kind, grant)
+
+
+def _refused(kind: KindSpec, grant: Conferred) -> Forbidden:
+    where = {
+        "all": f"every {grant.kind}",
+        "query": f"the {grant.kind} items a query matches (now and later: every {grant.kind})",
+        "link": grant.target[-1],
+    }[grant.target[0]]
+    return Forbidden(
+        f"This {kind.name} would grant '{grant.permission}' on {where} to {grant.principal}, a permission you do "
+        f"not hold there: you may grant only what you hold, unless you hold '{ESCALATE}' on the {kind.name}",
+        {
+            "permission": grant.permission,
+            "kind": grant.kind,
+            "target": grant.target[-1] if grant.target[0] != "all" else "all",
+            "principal": grant.principal,
+        },
+    )
