@@ -217,3 +217,38 @@ def test_manage_on_a_policy_is_the_right_to_escalate(admin: httpx.Client, mallor
         ),
         201,
     )
+
+
+def test_edit_on_a_group_does_not_let_a_principal_join_what_it_could_not_grant(
+    admin: httpx.Client, mallory: Principal
+) -> None:
+    """With ``edit`` on ``superusers``, adding oneself was org admin: a member gets the group's grants."""
+    grant(admin, mallory, "group", ["edit", "view"])
+    before = ok(admin.get(f"/org/{ORG}/group/superusers"))
+    joined = mallory.api.patch(
+        f"/org/{ORG}/group/superusers", json={"memberLinks": [*before["memberLinks"], mallory.link]}
+    )
+    assert joined.status_code == 403, joined.text
+    assert "A new member of this group would get" in joined.json()["message"]
+    query = {"memberQuery": {"spec": {"terms": [{"op": "=", "property": "email", "value": "m@example.com"}]}}}
+    assert mallory.api.patch(f"/org/{ORG}/group/superusers", json=query).status_code == 403
+    assert ok(admin.get(f"/org/{ORG}/group/superusers")) == before
+    # Creating a group a policy already binds is joining it too.
+    pending = f"pending{next(_n)}"
+    policy(admin, "secret", ["reveal"], f"/org/{ORG}/group/{pending}", target="all")
+    grant(admin, mallory, "group", ["create"])
+    made = mallory.api.post(f"/org/{ORG}/group", json={"name": pending, "memberLinks": [mallory.link]})
+    assert made.status_code == 403, made.text
+    assert made.json()["details"]["kind"] == "secret"
+
+
+def test_a_group_may_gain_members_from_whom_holds_its_grants(admin: httpx.Client, mallory: Principal) -> None:
+    team = f"team{next(_n)}"
+    ok(admin.post(f"/org/{ORG}/group", json={"name": team}), 201)
+    policy(admin, "gvc", ["view"], f"/org/{ORG}/group/{team}", target="all")
+    grant(admin, mallory, "group", ["edit"], links=[f"/org/{ORG}/group/{team}"])
+    friend = f"/org/{ORG}/serviceaccount/friend{next(_n)}"
+    assert mallory.api.patch(f"/org/{ORG}/group/{team}", json={"memberLinks": [friend]}).status_code == 403
+    grant(admin, mallory, "gvc", ["view"])
+    ok(mallory.api.patch(f"/org/{ORG}/group/{team}", json={"memberLinks": [friend]}))
+    ok(mallory.api.patch(f"/org/{ORG}/group/{team}", json={"description": "the team", "memberLinks": []}))

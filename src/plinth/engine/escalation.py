@@ -7,6 +7,9 @@ Kubernetes RBAC one ("privilege escalation prevention": a role may be written on
 every permission in it, unless it holds ``escalate``; a binding only by whom holds them, unless
 it holds ``bind``; https://kubernetes.io/docs/reference/access-authn-authz/rbac/#privilege-escalation-prevention-and-bootstrapping):
 
+- a group passes the grants policies give it on to its members: a write that adds a member
+  (a member link, or a new ``memberQuery``/``identityMatcher``, which may match anyone) needs
+  every grant the group holds, as a policy granting them to that member would;
 - a write of an item whose kind declares ``confers`` (a policy) is judged on its result: every
   grant the new item confers that the stored one did not (a new principal, a new permission, a
   target the old one did not cover: a retargeted policy confers everything anew) must be one
@@ -15,8 +18,9 @@ it holds ``bind``; https://kubernetes.io/docs/reference/access-authn-authz/rbac/
   permission on every item of the kind (a ``target: all`` grant); ``targetLinks`` need it on
   each item linked;
 - holding ``manage`` on the item written is the ``escalate``-like right: it may confer
-  anything. ``manage`` on policies is therefore an org administrator's right, as the built-in
-  ``superusers`` hold it; give it to no one you would not make one.
+  anything. ``manage`` on policies (or on a group holding strong grants) is therefore an org
+  administrator's right, as the built-in ``superusers`` hold it; give it to no one you would
+  not make one.
 
 Grants the stored item confers already are not judged again: a principal may rename, retag,
 describe, narrow or remove what it could not have granted. Unrestricted callers (the server,
@@ -35,9 +39,13 @@ from plinth.errors import Forbidden
 from plinth.kinds.base import Conferred, Item, KindSpec
 from plinth.meta import parse_link
 from plinth.storage.base import Key, Record, Storage
+from plinth.storage.query import ListRequest
+from plinth.storage.scan import every_record
 
 #: The permission that lets its holder write an item conferring grants it does not hold.
 ESCALATE = "manage"
+#: Policies read a page at a time when a group gains a member.
+PAGE = 500
 
 
 def new_grants(kind: KindSpec, candidate: Item, old: Item | None, org: str) -> list[Conferred]:
@@ -52,6 +60,23 @@ def new_grants(kind: KindSpec, candidate: Item, old: Item | None, org: str) -> l
         if c not in before and (c.principal, c.permission, c.kind) not in held_on_all
     ]
     return sorted(fresh, key=lambda c: (c.kind, c.target, c.permission, c.principal))
+
+
+def new_members(kind: KindSpec, candidate: Item, old: Item | None, org: str) -> frozenset[str]:
+    """What makes a principal a member of ``candidate`` that did not of ``old``."""
+    assert kind.members is not None
+    return kind.members(candidate, org) - (kind.members(old, org) if old is not None else frozenset())
+
+
+async def _held_by(storage: Storage, kinds: Mapping[str, KindSpec], href: str, org: str) -> list[Conferred]:
+    """Every grant the org's items confer on the principal ``href`` (a group): what a new member gets."""
+    out: set[Conferred] = set()
+    for kind in kinds.values():
+        if kind.confers is None:
+            continue
+        for record in await every_record(storage, ListRequest(org, kind.name, "", PAGE)):
+            out.update(c for c in kind.confers(orjson.loads(record.doc), org) if c.principal == href)
+    return sorted(out, key=lambda c: (c.kind, c.target, c.permission, c.principal))
 
 
 def _key(href: str, org: str) -> Key | None:
@@ -75,9 +100,11 @@ async def check(
     old_record: Record | None,
 ) -> None:
     """Raise 403 unless ``access`` may confer every grant the write adds (module docstring)."""
-    if kind.confers is None or isinstance(access, Unrestricted):
+    if isinstance(access, Unrestricted):
         return
-    fresh = new_grants(kind, candidate, old, org)
+    fresh = new_grants(kind, candidate, old, org) if kind.confers is not None else []
+    if kind.members is not None and new_members(kind, candidate, old, org):
+        fresh += await _held_by(storage, kinds, href, org)
     if not fresh:
         return
     judged = old if old is not None else candidate
@@ -96,18 +123,23 @@ async def check(
         else:
             held = access.sees_every(target_kind, grant.permission)
         if not held:
-            raise _refused(kind, grant)
+            raise _refused(kind, grant, href)
 
 
-def _refused(kind: KindSpec, grant: Conferred) -> Forbidden:
+def _refused(kind: KindSpec, grant: Conferred, href: str) -> Forbidden:
     where = {
         "all": f"every {grant.kind}",
         "query": f"the {grant.kind} items a query matches (now and later: every {grant.kind})",
         "link": grant.target[-1],
     }[grant.target[0]]
+    what = (
+        f"A new member of this {kind.name} would get '{grant.permission}' on {where}, which it holds"
+        if grant.principal == href
+        else f"This {kind.name} would grant '{grant.permission}' on {where} to {grant.principal}"
+    )
     return Forbidden(
-        f"This {kind.name} would grant '{grant.permission}' on {where} to {grant.principal}, a permission you do "
-        f"not hold there: you may grant only what you hold, unless you hold '{ESCALATE}' on the {kind.name}",
+        f"{what}, a permission you do not hold there: you may grant only what you hold, unless you hold "
+        f"'{ESCALATE}' on the {kind.name}",
         {
             "permission": grant.permission,
             "kind": grant.kind,

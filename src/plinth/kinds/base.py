@@ -259,6 +259,10 @@ class KindSpec:
     - ``confers(item, org) -> frozenset[Conferred]``: the grants the item gives (a policy's
       bindings on its target), implied permissions included. A write that confers a grant the
       stored item did not is judged by the escalation rule (``engine/escalation.py``). Pure.
+    - ``members(item, org) -> frozenset[str]``: for a kind whose items pass their grants on to
+      members (a group), what makes a principal a member: member links, and a token for each
+      rule that matches members (a query). A write adding one gives someone the grants the
+      item holds, so it is judged by the escalation rule too. Pure.
     - ``forget(item, href, org) -> Item | None``: ``item`` without its links to ``href``, an
       item being deleted, or ``None`` when it holds none it must let go of. The engine
       applies it to every item of this kind that references ``href``, in the delete's
@@ -306,6 +310,7 @@ class KindSpec:
     write_permissions: Callable[[Item, Item | None], tuple[str, ...]] = _no_extra_permissions
     forget: Callable[[Item, str, str], Item | None] | None = None
     confers: Callable[[Item, str], frozenset[Conferred]] | None = None
+    members: Callable[[Item, str], frozenset[str]] | None = None
     grant_questions: Callable[[Item, str], tuple[GrantQuestion, ...]] = _no_questions
     runtime_blockers: Callable[[Item, KindContext], list[str]] = _no_blockers
     #: Kinds whose change refreshes the status of items of this kind that reference them.

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
+import orjson
 from pydantic import Field
 
 from plinth.errors import FieldError
@@ -40,6 +41,7 @@ from plinth.kinds.links import link_kind, link_problem, names_item, normalise_li
 from plinth.kinds.permissions import permission_fields
 from plinth.kinds.query_model import Query
 from plinth.kinds.spec_model import NonEmptyStr, SpecModel, TopLevelModel
+from plinth.meta import parse_link
 
 MEMBER_LINKS_MAX = 200
 EXPRESSION_MAX = 4096
@@ -101,6 +103,16 @@ def forget_member(item: Item, href: str, org: str) -> Item | None:
     return {**item, "memberLinks": kept} if len(kept) != len(members) else None
 
 
+def group_members(item: Item, org: str) -> frozenset[str]:
+    """Member links (full form), and one token for ``memberQuery`` and one for
+    ``identityMatcher``: a changed rule may match anyone, so it counts as a new member."""
+    members = {parsed.href for link in item.get("memberLinks", []) if (parsed := parse_link(link, org)) is not None}
+    for rule in ("memberQuery", "identityMatcher"):
+        if item.get(rule) is not None:
+            members.add(f"{rule}:{orjson.dumps(item[rule], option=orjson.OPT_SORT_KEYS).decode()}")
+    return frozenset(members)
+
+
 GROUP = KindSpec(
     name="group",
     terraform_resource="cpln_group",
@@ -114,6 +126,7 @@ GROUP = KindSpec(
     validate=validate_group,
     references=group_references,
     forget=forget_member,
+    members=group_members,
     **permission_fields("group"),
     query_properties=(*COMMON_QUERY_PROPERTIES, "origin"),
     example=KindExample(
