@@ -103,3 +103,18 @@ def test_a_database_named_by_url_is_private_but_its_directory_is_left_alone(tmp_
             assert mode(shared / name) == 0o600, f"{name}: {oct(mode(shared / name))}"
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize("mask", UMASKS, ids=oct)
+def test_cli_profiles_which_hold_keys_are_private(tmp_path: Path, mask: int) -> None:
+    home = tmp_path / "home"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PLINTH_")} | {"PLINTH_HOME": str(home)}
+    args = ["profile", "create", "p", "--endpoint", "http://127.0.0.1:9", "--token", "not-a-real-key"]
+    with umask(mask):
+        made = subprocess.run(
+            [sys.executable, "-m", "plinth", *args], capture_output=True, text=True, env=env, timeout=60
+        )
+    assert made.returncode == 0, made.stderr
+    assert mode(home) == 0o700 and mode(home / "profiles") == 0o700
+    for path in (home / "profiles").iterdir():
+        assert mode(path) == 0o600, f"{path.name}: {oct(mode(path))}"
