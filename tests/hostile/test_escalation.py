@@ -191,10 +191,34 @@ def test_grants_already_conferred_are_not_judged_again(admin: httpx.Client, mall
     refused(mallory.api.patch(f"{POLICY}/{strong}", json=back), "create", "secret")
 
 
-def test_manage_on_a_policy_is_the_right_to_escalate(admin: httpx.Client, mallory: Principal) -> None:
-    """As ``escalate`` on a Kubernetes role: documented as an administrator's right."""
+def test_manage_on_one_policy_is_not_the_right_to_escalate(admin: httpx.Client, mallory: Principal) -> None:
+    """``manage`` on a single policy lets its holder retarget that policy to every policy and
+    grant itself ``manage`` there: it must not be the escalate-like right. Only ``manage`` on
+    every policy (an org administrator's, as the built-in superusers hold) is."""
     target = policy(admin, "gvc", ["view"], f"/org/{ORG}/group/viewers", target="all")
     grant(admin, mallory, "policy", ["manage"], links=[f"{POLICY}/{target}"])
+    before = ok(admin.get(f"{POLICY}/{target}"))
+    takeover = {
+        "targetKind": "policy",
+        "$replace/bindings": [{"permissions": ["manage"], "principalLinks": [mallory.link]}],
+    }
+    refused(mallory.api.patch(f"{POLICY}/{target}", json=takeover), "create", "policy")
+    secrets = {
+        "targetKind": "secret",
+        "$replace/bindings": [{"permissions": ["manage"], "principalLinks": [mallory.link]}],
+    }
+    refused(mallory.api.patch(f"{POLICY}/{target}", json=secrets), "create", "secret")
+    assert ok(admin.get(f"{POLICY}/{target}")) == before
+    # What it holds itself, it may still grant through the policy it manages.
+    grant(admin, mallory, "gvc", ["view"])
+    mine = {"$replace/bindings": [{"permissions": ["view"], "principalLinks": [mallory.link]}]}
+    ok(mallory.api.patch(f"{POLICY}/{target}", json=mine))
+
+
+def test_manage_on_every_policy_is_the_right_to_escalate(admin: httpx.Client, mallory: Principal) -> None:
+    """As ``escalate`` on a Kubernetes role: documented as an administrator's right."""
+    target = policy(admin, "gvc", ["view"], f"/org/{ORG}/group/viewers", target="all")
+    grant(admin, mallory, "policy", ["manage"])
     ok(
         mallory.api.patch(
             f"{POLICY}/{target}",
@@ -252,3 +276,14 @@ def test_a_group_may_gain_members_from_whom_holds_its_grants(admin: httpx.Client
     grant(admin, mallory, "gvc", ["view"])
     ok(mallory.api.patch(f"/org/{ORG}/group/{team}", json={"memberLinks": [friend]}))
     ok(mallory.api.patch(f"/org/{ORG}/group/{team}", json={"description": "the team", "memberLinks": []}))
+
+
+def test_manage_on_one_group_is_not_the_right_to_join_it(admin: httpx.Client, mallory: Principal) -> None:
+    """``manage`` on ``superusers`` alone is not the escalate-like right: joining it is refused."""
+    grant(admin, mallory, "group", ["manage"], links=[f"/org/{ORG}/group/superusers"])
+    before = ok(admin.get(f"/org/{ORG}/group/superusers"))
+    joined = mallory.api.patch(
+        f"/org/{ORG}/group/superusers", json={"memberLinks": [*before["memberLinks"], mallory.link]}
+    )
+    assert joined.status_code == 403, joined.text
+    assert ok(admin.get(f"/org/{ORG}/group/superusers")) == before

@@ -17,10 +17,11 @@ it holds ``bind``; https://kubernetes.io/docs/reference/access-authn-authz/rbac/
 - ``target: all`` and ``targetQuery`` cover items made later, so granting on them needs the
   permission on every item of the kind (a ``target: all`` grant); ``targetLinks`` need it on
   each item linked;
-- holding ``manage`` on the item written is the ``escalate``-like right: it may confer
-  anything. ``manage`` on policies (or on a group holding strong grants) is therefore an org
-  administrator's right, as the built-in ``superusers`` hold it; give it to no one you would
-  not make one.
+- holding ``manage`` on every item of the kind written (a ``target: all`` grant) is the
+  ``escalate``-like right: it may confer anything. ``manage`` on one policy is not (its holder
+  could retarget that policy to every policy), nor ``manage`` on one group (its holder could
+  join it). ``manage`` on every policy (or every group) is therefore an org administrator's
+  right, as the built-in ``superusers`` hold it; give it to no one you would not make one.
 
 Grants the stored item confers already are not judged again: a principal may rename, retag,
 describe, narrow or remove what it could not have granted. Unrestricted callers (the server,
@@ -34,7 +35,7 @@ from collections.abc import Mapping
 
 import orjson
 
-from plinth.engine.access import Access, Unrestricted, stamp_of
+from plinth.engine.access import Access, Unrestricted
 from plinth.errors import Forbidden
 from plinth.kinds.base import Conferred, Item, KindSpec
 from plinth.meta import parse_link
@@ -107,8 +108,9 @@ async def check(
         fresh += await _held_by(storage, kinds, href, org)
     if not fresh:
         return
-    judged = old if old is not None else candidate
-    if access.allows(kind, ESCALATE, href, stamp_of(old_record), lambda: judged):
+    # On every item of the kind, not on the one written: manage on a single policy would let its
+    # holder retarget that policy to every policy, then grant itself anything.
+    if access.sees_every(kind, ESCALATE):
         return
     items: dict[str, Item | None] = {}
     for grant in fresh:
@@ -139,7 +141,7 @@ def _refused(kind: KindSpec, grant: Conferred, href: str) -> Forbidden:
     )
     return Forbidden(
         f"{what}, a permission you do not hold there: you may grant only what you hold, unless you hold "
-        f"'{ESCALATE}' on the {kind.name}",
+        f"'{ESCALATE}' on every {kind.name}",
         {
             "permission": grant.permission,
             "kind": grant.kind,
