@@ -287,3 +287,25 @@ def test_manage_on_one_group_is_not_the_right_to_join_it(admin: httpx.Client, ma
     )
     assert joined.status_code == 403, joined.text
     assert ok(admin.get(f"/org/{ORG}/group/superusers")) == before
+
+
+def test_editing_a_user_into_a_member_query_group_is_judged_as_joining_it(
+    admin: httpx.Client, mallory: Principal
+) -> None:
+    """A group's ``memberQuery`` matches users by their fields: with ``edit`` on users, tagging a
+    user so it matches a strong group gives the user that group's grants, so it is judged so."""
+    strong = f"strong{next(_n)}"
+    role = {"op": "=", "tag": "role", "value": strong}
+    ok(admin.post(f"/org/{ORG}/group", json={"name": strong, "memberQuery": {"spec": {"terms": [role]}}}), 201)
+    policy(admin, "secret", ["reveal"], f"/org/{ORG}/group/{strong}", target="all")
+    email = f"bob{next(_n)}@example.com"
+    ok(admin.post(f"/org/{ORG}/user/-invite", json={"emails": [email]}))
+    grant(admin, mallory, "user", ["edit", "view"])
+    before = ok(admin.get(f"/org/{ORG}/user/{email}"))
+    joined = mallory.api.patch(f"/org/{ORG}/user/{email}", json={"tags": {"role": strong}})
+    refused(joined, "reveal", "secret")
+    assert ok(admin.get(f"/org/{ORG}/user/{email}")) == before
+    # Other tags are the user's own business; and holding what the group holds, it may tag.
+    ok(mallory.api.patch(f"/org/{ORG}/user/{email}", json={"tags": {"team": "a"}}))
+    grant(admin, mallory, "secret", ["reveal"])
+    ok(mallory.api.patch(f"/org/{ORG}/user/{email}", json={"tags": {"role": strong}}))

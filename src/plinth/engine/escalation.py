@@ -10,6 +10,10 @@ it holds ``bind``; https://kubernetes.io/docs/reference/access-authn-authz/rbac/
 - a group passes the grants policies give it on to its members: a write that adds a member
   (a member link, or a new ``memberQuery``/``identityMatcher``, which may match anyone) needs
   every grant the group holds, as a policy granting them to that member would;
+- the same holds the other way round: a write of a principal (a user's tags) that makes it
+  match a group's ``memberQuery`` it did not match before (``KindSpec.member_query``) joins
+  that group, and needs every grant the group holds, unless the writer holds ``manage`` on
+  every group;
 - a write of an item whose kind declares ``confers`` (a policy) is judged on its result: every
   grant the new item confers that the stored one did not (a new principal, a new permission, a
   target the old one did not cover: a retargeted policy confers everything anew) must be one
@@ -36,9 +40,11 @@ from collections.abc import Mapping
 import orjson
 
 from plinth.engine.access import Access, Unrestricted
-from plinth.errors import Forbidden
+from plinth.engine.querywire import parse_query
+from plinth.errors import APIError, Forbidden
 from plinth.kinds.base import Conferred, Item, KindSpec
-from plinth.meta import parse_link
+from plinth.meta import item_href, parse_link
+from plinth.storage import evaluate
 from plinth.storage.base import Key, Record, Storage
 from plinth.storage.query import ListRequest
 from plinth.storage.scan import every_record
@@ -80,6 +86,41 @@ async def _held_by(storage: Storage, kinds: Mapping[str, KindSpec], href: str, o
     return sorted(out, key=lambda c: (c.kind, c.target, c.permission, c.principal))
 
 
+async def _joined_by_query(
+    storage: Storage,
+    kinds: Mapping[str, KindSpec],
+    access: Access,
+    kind: KindSpec,
+    org: str,
+    candidate: Item,
+    old: Item | None,
+) -> list[str]:
+    """The groups (any kind declaring ``member_query``) whose query the written principal
+    matches now and did not before: it joins them, and gets their grants. Groups of a kind the
+    writer holds ``manage`` on entirely are left out (the escalate-like right)."""
+    out: list[str] = []
+    for group_kind in kinds.values():
+        if group_kind.member_query is None or access.sees_every(group_kind, ESCALATE):
+            continue
+        for record in await every_record(storage, ListRequest(org, group_kind.name, "", PAGE)):
+            group = orjson.loads(record.doc)
+            query = group_kind.member_query(group, kind.name)
+            if query is None or not _matches(kind, query, candidate):
+                continue
+            if old is None or not _matches(kind, query, old):
+                out.append(item_href(org, group_kind.name, str(group["name"])))
+    return out
+
+
+def _matches(kind: KindSpec, query: object, item: Item) -> bool:
+    """As ``engine/access.py`` matches a ``memberQuery``: a query that cannot run matches nothing."""
+    try:
+        flt = parse_query(kind, query)[0]
+    except APIError:
+        return False
+    return evaluate.matches(flt, item, item.get("gvc") or "")
+
+
 def _key(href: str, org: str) -> Key | None:
     link = parse_link(href, org)
     if link is None:
@@ -106,11 +147,14 @@ async def check(
     fresh = new_grants(kind, candidate, old, org) if kind.confers is not None else []
     if kind.members is not None and new_members(kind, candidate, old, org):
         fresh += await _held_by(storage, kinds, href, org)
-    if not fresh:
-        return
     # On every item of the kind, not on the one written: manage on a single policy would let its
     # holder retarget that policy to every policy, then grant itself anything.
-    if access.sees_every(kind, ESCALATE):
+    if fresh and access.sees_every(kind, ESCALATE):
+        fresh = []
+    joined = await _joined_by_query(storage, kinds, access, kind, org, candidate, old) if kind.affects_access else []
+    for group in joined:
+        fresh += await _held_by(storage, kinds, group, org)
+    if not fresh:
         return
     items: dict[str, Item | None] = {}
     for grant in fresh:
@@ -134,14 +178,18 @@ def _refused(kind: KindSpec, grant: Conferred, href: str) -> Forbidden:
         "query": f"the {grant.kind} items a query matches (now and later: every {grant.kind})",
         "link": grant.target[-1],
     }[grant.target[0]]
-    what = (
-        f"A new member of this {kind.name} would get '{grant.permission}' on {where}, which it holds"
-        if grant.principal == href
-        else f"This {kind.name} would grant '{grant.permission}' on {where} to {grant.principal}"
-    )
+    over = kind.name
+    if grant.principal == href:
+        what = f"A new member of this {kind.name} would get '{grant.permission}' on {where}, which it holds"
+    elif kind.confers is None:  # a principal that a group's query would now match
+        what = f"This {kind.name} would join {grant.principal}, which holds '{grant.permission}' on {where}"
+        joined = parse_link(grant.principal, "")
+        over = joined.kind if joined is not None else over
+    else:
+        what = f"This {kind.name} would grant '{grant.permission}' on {where} to {grant.principal}"
     return Forbidden(
         f"{what}, a permission you do not hold there: you may grant only what you hold, unless you hold "
-        f"'{ESCALATE}' on every {kind.name}",
+        f"'{ESCALATE}' on every {over}",
         {
             "permission": grant.permission,
             "kind": grant.kind,

@@ -263,6 +263,10 @@ class KindSpec:
       members (a group), what makes a principal a member: member links, and a token for each
       rule that matches members (a query). A write adding one gives someone the grants the
       item holds, so it is judged by the escalation rule too. Pure.
+    - ``member_query(item, kind) -> query | None``: the query by which the item makes items of
+      ``kind`` (a principal kind's name) members when they match it (a group's ``memberQuery``
+      admits users), or ``None``. A write of a principal that makes it match a query it did not
+      gives it that item's grants: judged by the escalation rule too. Pure.
     - ``forget(item, href, org) -> Item | None``: ``item`` without its links to ``href``, an
       item being deleted, or ``None`` when it holds none it must let go of. The engine
       applies it to every item of this kind that references ``href``, in the delete's
@@ -311,6 +315,7 @@ class KindSpec:
     forget: Callable[[Item, str, str], Item | None] | None = None
     confers: Callable[[Item, str], frozenset[Conferred]] | None = None
     members: Callable[[Item, str], frozenset[str]] | None = None
+    member_query: Callable[[Item, str], Any] | None = None
     grant_questions: Callable[[Item, str], tuple[GrantQuestion, ...]] = _no_questions
     runtime_blockers: Callable[[Item, KindContext], list[str]] = _no_blockers
     #: Kinds whose change refreshes the status of items of this kind that reference them.

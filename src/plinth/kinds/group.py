@@ -30,7 +30,7 @@ Decisions where the sources are silent:
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import orjson
 from pydantic import Field
@@ -113,6 +113,11 @@ def group_members(item: Item, org: str) -> frozenset[str]:
     return frozenset(members)
 
 
+def group_member_query(item: Item, kind: str) -> Any:
+    """``memberQuery`` admits users (``auth/policy.py`` matches it against users only)."""
+    return item.get("memberQuery") if kind == "user" else None
+
+
 GROUP = KindSpec(
     name="group",
     terraform_resource="cpln_group",
@@ -127,6 +132,7 @@ GROUP = KindSpec(
     references=group_references,
     forget=forget_member,
     members=group_members,
+    member_query=group_member_query,
     **permission_fields("group"),
     query_properties=(*COMMON_QUERY_PROPERTIES, "origin"),
     example=KindExample(
