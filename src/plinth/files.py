@@ -21,14 +21,16 @@ FILE_MODE = 0o600
 SQLITE_COMPANIONS = ("-wal", "-shm", "-journal", "-changes", ".migrate-lock")
 
 
-def private_dir(path: Path) -> Path:
+def private_dir(path: Path, *, tighten_existing: bool) -> Path:
     """Create ``path`` (and its parents) if missing; the directory itself is made 0700 when this
-    call creates it, or when it exists, belongs to this user, is not sticky (a shared directory
-    like ``/tmp``) and is looser than that (a data directory made by an older Plinth)."""
+    call creates it, or, with ``tighten_existing`` (a directory that is Plinth's own: the data
+    directory), when it exists, belongs to this user, is not sticky (a shared directory like
+    ``/tmp``) and is looser than that (a data directory made by an older Plinth)."""
     created = not path.exists()
     path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
     st = path.stat()
-    if created or (st.st_uid == os.getuid() and not st.st_mode & stat.S_ISVTX and st.st_mode & 0o077):
+    loose = st.st_uid == os.getuid() and not st.st_mode & stat.S_ISVTX and st.st_mode & 0o077
+    if created or (tighten_existing and loose):
         os.chmod(path, DIR_MODE)
     return path
 

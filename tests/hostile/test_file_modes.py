@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from plinth.sealing import generate_key
+from plinth.sealing.keys import key_file_text
 from tests.support.server import start_server
 
 UMASKS = [0o000, 0o022]
@@ -95,14 +97,20 @@ def test_a_database_named_by_url_is_private_but_its_directory_is_left_alone(tmp_
     shared = tmp_path / "shared"
     shared.mkdir()
     os.chmod(shared, 0o755)
+    key_file = shared / "keys"
+    key_file.write_text(key_file_text([generate_key()]))
+    store = ("--database-url", f"sqlite:///{shared / 'x.db'}", "--secrets-key-file", str(key_file))
     with umask(0o000):
-        server = start_server(tmp_path / "data", extra_args=("--database-url", f"sqlite:///{shared / 'x.db'}"))
-    try:
-        assert mode(shared) == 0o755
-        for name in ("x.db", "x.db-wal", "x.db-shm"):
-            assert mode(shared / name) == 0o600, f"{name}: {oct(mode(shared / name))}"
-    finally:
-        server.stop()
+        server = start_server(tmp_path / "data", extra_args=store)
+        try:
+            # A rotation rewrites the key file beside it: 0600, and the directory still the operator's.
+            rotated = plinth("secrets", "rotate-key", *store)
+            assert rotated.returncode == 0, rotated.stderr
+            assert mode(shared) == 0o755
+            for name in ("x.db", "x.db-wal", "x.db-shm", "keys"):
+                assert mode(shared / name) == 0o600, f"{name}: {oct(mode(shared / name))}"
+        finally:
+            server.stop()
 
 
 @pytest.mark.parametrize("mask", UMASKS, ids=oct)

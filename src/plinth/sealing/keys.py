@@ -145,7 +145,7 @@ def write_key_file(path: Path, keys: Iterable[Key], *, exclusive: bool = False) 
 
     With ``exclusive`` the file must not exist yet; ``FileExistsError`` when another process made
     it first (so concurrent first starts agree on one key)."""
-    private_dir(path.parent)
+    private_dir(path.parent, tighten_existing=False)  # a key file's directory may be the operator's (/etc/plinth)
     fd, partial = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="ascii") as out:

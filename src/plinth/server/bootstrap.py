@@ -181,7 +181,7 @@ async def bootstrap(engine: Engine, storage: Storage, org: str) -> str | None:
 
 
 def write_key_file(data_dir: Path, key: str) -> Path:
-    private_dir(data_dir)
+    private_dir(data_dir, tighten_existing=True)
     path = data_dir / KEY_FILE
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as fh:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from plinth.auth.signing import CURRENT, SigningKey, ensure_signing_key, load_key
+from plinth.auth.signing import CURRENT, SigningKey, SigningKeyError, ensure_signing_key, load_key
+from plinth.errors import ServiceUnavailable
 from plinth.sealing import Sealer
 from plinth.storage.base import Storage
 
@@ -17,7 +18,10 @@ class SigningCache:
         """The current signing key; re-read when another replica rotated it."""
         kid = await self._storage.get_meta(CURRENT) or await ensure_signing_key(self._storage, self._sealer)
         if self._key is None or self._key.kid != kid:
-            key = await load_key(self._storage, self._sealer, kid)
+            try:
+                key = await load_key(self._storage, self._sealer, kid)
+            except SigningKeyError as exc:  # checked at start; a key file changed since
+                raise ServiceUnavailable(str(exc)) from exc
             assert key is not None, f"signing key {kid} is named current but missing"
             self._key = key
         return self._key

@@ -20,6 +20,8 @@ async def open_storage(database_url: str | None, data_dir: Path) -> Storage:
     from plinth.storage.sqlite import SqliteStorage
 
     if not database_url:
-        private_dir(data_dir)  # the data directory is Plinth's own: 0700, even one an older Plinth made 0755
+        private_dir(
+            data_dir, tighten_existing=True
+        )  # the data directory is Plinth's own: 0700, even one an older Plinth made 0755
     path = Path(database_url.removeprefix("sqlite:///")) if database_url else data_dir / "plinth.db"
     return await SqliteStorage.open(path)

@@ -149,7 +149,7 @@ class SqliteStorage:
     @classmethod
     async def open(cls, path: Path) -> SqliteStorage:
         if not path.parent.exists():
-            private_dir(path.parent)
+            private_dir(path.parent, tighten_existing=False)
         # Created 0600 before SQLite first opens it: SQLite gives its -wal and -shm files the
         # database file's mode, so they are private too, whatever the umask.
         private_sqlite(path)
