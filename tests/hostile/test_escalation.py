@@ -309,3 +309,20 @@ def test_editing_a_user_into_a_member_query_group_is_judged_as_joining_it(
     ok(mallory.api.patch(f"/org/{ORG}/user/{email}", json={"tags": {"team": "a"}}))
     grant(admin, mallory, "secret", ["reveal"])
     ok(mallory.api.patch(f"/org/{ORG}/user/{email}", json={"tags": {"role": strong}}))
+
+
+def test_creating_a_principal_a_policy_already_names_is_judged_on_its_grants(
+    admin: httpx.Client, mallory: Principal
+) -> None:
+    """Policies may name principals before they exist: creating the service account a policy
+    names, then adding a key to it, was acting with that policy's grants."""
+    grant(admin, mallory, "serviceaccount", ["create", "addKey", "view"])
+    deployer = f"deployer{next(_n)}"
+    policy(admin, "secret", ["reveal"], f"/org/{ORG}/serviceaccount/{deployer}", target="all")
+    made = mallory.api.post(f"/org/{ORG}/serviceaccount", json={"name": deployer})
+    refused(made, "reveal", "secret")
+    assert admin.get(f"/org/{ORG}/serviceaccount/{deployer}").status_code == 404
+    # An account no policy names is the creator's to make; and what it holds, it may pass on.
+    ok(mallory.api.post(f"/org/{ORG}/serviceaccount", json={"name": f"plain{next(_n)}"}), 201)
+    grant(admin, mallory, "secret", ["reveal"])
+    ok(mallory.api.post(f"/org/{ORG}/serviceaccount", json={"name": deployer}), 201)

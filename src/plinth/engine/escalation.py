@@ -14,6 +14,9 @@ it holds ``bind``; https://kubernetes.io/docs/reference/access-authn-authz/rbac/
   match a group's ``memberQuery`` it did not match before (``KindSpec.member_query``) joins
   that group, and needs every grant the group holds, unless the writer holds ``manage`` on
   every group;
+- policies may name a principal before it exists: creating a principal (a service account)
+  that policies name takes what they grant it, and needs it too, unless the writer holds
+  ``manage`` on every policy;
 - a write of an item whose kind declares ``confers`` (a policy) is judged on its result: every
   grant the new item confers that the stored one did not (a new principal, a new permission, a
   target the old one did not cover: a retargeted policy confers everything anew) must be one
@@ -151,6 +154,13 @@ async def check(
     # holder retarget that policy to every policy, then grant itself anything.
     if fresh and access.sees_every(kind, ESCALATE):
         fresh = []
+    if old is None and kind.affects_access and kind.confers is None and kind.members is None:
+        # Policies may name a principal before it exists: making it is taking what they grant
+        # it (a service account a policy names, then a key added to it). Lifted by manage on
+        # every item of a kind that confers grants (every policy), which may grant anything.
+        named = await _held_by(storage, kinds, href, org)
+        if named and not any(k.confers is not None and access.sees_every(k, ESCALATE) for k in kinds.values()):
+            fresh += named
     joined = await _joined_by_query(storage, kinds, access, kind, org, candidate, old) if kind.affects_access else []
     for group in joined:
         fresh += await _held_by(storage, kinds, group, org)
@@ -169,17 +179,23 @@ async def check(
         else:
             held = access.sees_every(target_kind, grant.permission)
         if not held:
-            raise _refused(kind, grant, href)
+            granting = " or ".join(sorted(k.name for k in kinds.values() if k.confers is not None))
+            raise _refused(kind, grant, href, granting or kind.name)
 
 
-def _refused(kind: KindSpec, grant: Conferred, href: str) -> Forbidden:
+def _refused(kind: KindSpec, grant: Conferred, href: str, granting: str) -> Forbidden:
+    """403 naming the first grant the write may not confer. ``granting``: the kinds whose items
+    confer grants (the escalate-like right over a principal's pending grants)."""
     where = {
         "all": f"every {grant.kind}",
         "query": f"the {grant.kind} items a query matches (now and later: every {grant.kind})",
         "link": grant.target[-1],
     }[grant.target[0]]
     over = kind.name
-    if grant.principal == href:
+    if grant.principal == href and kind.members is None:
+        what = f"This {kind.name} would get '{grant.permission}' on {where}, which {granting} items grant it already"
+        over = granting
+    elif grant.principal == href:
         what = f"A new member of this {kind.name} would get '{grant.permission}' on {where}, which it holds"
     elif kind.confers is None:  # a principal that a group's query would now match
         what = f"This {kind.name} would join {grant.principal}, which holds '{grant.permission}' on {where}"
