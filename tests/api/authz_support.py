@@ -8,8 +8,9 @@ from typing import Any
 import httpx
 
 from plinth.auth.signing import CURRENT, SigningKey, load_key
+from plinth.sealing import Sealer, open_keys
 from plinth.storage import open_storage
-from tests.support.server import ServerProcess
+from tests.support.server import TEST_SECRETS_KEY, ServerProcess
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -62,14 +63,18 @@ def database_url_of(server: ServerProcess) -> str | None:
 
 
 def server_signing_key(server: ServerProcess) -> SigningKey:
-    """The server's current signing key, read from its store (as a second replica would)."""
+    """The server's current signing key, read from its store (as a second replica would: with the
+    server's secrets key, which seals it)."""
+    database_url = database_url_of(server)
+    opened = open_keys(None, TEST_SECRETS_KEY if database_url else None, server.data_dir, False, generate=False)
+    assert opened is not None, "the server has no secrets key"
 
     async def read() -> SigningKey:
-        storage = await open_storage(database_url_of(server), server.data_dir)
+        storage = await open_storage(database_url, server.data_dir)
         try:
             kid = await storage.get_meta(CURRENT)
             assert kid is not None, "the server has no signing key"
-            key = await load_key(storage, kid)
+            key = await load_key(storage, Sealer(opened.source), kid)
             assert key is not None
             return key
         finally:

@@ -14,11 +14,15 @@ from plinth.auth.generation import GenerationWatcher
 from plinth.engine.requestinfo import RequestInfo
 from plinth.engine.service import Engine
 from plinth.kinds import REGISTRY
+from plinth.sealing import KeyRing, Sealer, StaticKeys, generate_key
 from plinth.server import bootstrap as first_start
 from plinth.storage import open_storage
 from plinth.storage.base import Key, SetMeta, Storage
 from tests.aio import RunAsync
 from tests.support.server import start_server
+
+#: The server's secrets key: it seals the signing key the bootstrap makes.
+SEALER = Sealer(StaticKeys(KeyRing((generate_key(),))))
 
 
 def claim_made(seconds_ago: float) -> SetMeta:
@@ -38,7 +42,7 @@ async def is_server_admin(storage: Storage, key: str) -> bool:
 
 def test_a_claim_left_by_a_killed_bootstrap_is_taken_over_after_the_lease(store: Storage, run_async: RunAsync) -> None:
     async def scenario() -> None:
-        engine = Engine(store, REGISTRY)
+        engine = Engine(store, REGISTRY, sealer=SEALER)
         # What a process killed half-way leaves: its claim, the org and some built-ins.
         await store.commit([claim_made(first_start.CLAIM_LEASE_S + 5)])
         await engine.upsert(RequestInfo(kind="org"), {"name": "acme"})
@@ -54,7 +58,7 @@ def test_a_claim_left_by_a_killed_bootstrap_is_taken_over_after_the_lease(store:
 def test_a_recent_claim_is_left_to_its_claimer(store: Storage, run_async: RunAsync) -> None:
     async def scenario() -> None:
         await store.commit([claim_made(1)])  # another process may be bootstrapping right now
-        assert await first_start.bootstrap(Engine(store, REGISTRY), store, "acme") is None
+        assert await first_start.bootstrap(Engine(store, REGISTRY, sealer=SEALER), store, "acme") is None
         assert await store.get_meta(first_start.ORG_META) is None
 
     run_async(scenario())
@@ -62,7 +66,7 @@ def test_a_recent_claim_is_left_to_its_claimer(store: Storage, run_async: RunAsy
 
 def test_a_finished_bootstrap_is_never_taken_over_however_old(store: Storage, run_async: RunAsync) -> None:
     async def scenario() -> None:
-        engine = Engine(store, REGISTRY)
+        engine = Engine(store, REGISTRY, sealer=SEALER)
         key = await first_start.bootstrap(engine, store, "acme")
         assert key is not None
         await store.commit([SetMeta(first_start.CLAIM_META, "first 1000.000")])  # made long ago
@@ -77,7 +81,7 @@ def test_a_claim_without_a_time_counts_as_expired(store: Storage, run_async: Run
 
     async def scenario() -> None:
         await store.commit([SetMeta(first_start.CLAIM_META, "0123456789abcdef")])
-        key = await first_start.bootstrap(Engine(store, REGISTRY), store, "acme")
+        key = await first_start.bootstrap(Engine(store, REGISTRY, sealer=SEALER), store, "acme")
         assert key is not None and await is_server_admin(store, key)
 
     run_async(scenario())

@@ -213,6 +213,16 @@ async def run_meta_compare_and_set(store: Storage) -> None:
     assert await store.get_meta(name) == "second"
 
 
+async def run_meta_with_prefix(store: Storage) -> None:
+    prefix = f"p%_{new_org()}."  # LIKE's wildcards mean themselves
+    await store.commit([SetMeta(prefix + "b", "2"), SetMeta(prefix + "a", "1"), SetMeta(prefix[:-1] + "X", "no")])
+    assert [(e.name, e.value) for e in await store.meta_with_prefix(prefix)] == [
+        (prefix + "a", "1"),
+        (prefix + "b", "2"),
+    ]
+    assert await store.meta_with_prefix(f"none-{new_org()}.") == []
+
+
 async def run_ping_answers(store: Storage) -> None:
     # The store is reachable, so ping returns rather than raising "unavailable".
     assert await store.ping() is None
@@ -292,6 +302,7 @@ CHECKS: list[Check] = [
     run_events_outlive_the_record_and_continue,
     run_meta_set_and_only_if_absent,
     run_meta_compare_and_set,
+    run_meta_with_prefix,
     run_ping_answers,
     run_tally_counts_up_to_the_ceiling_and_down_to_zero,
     run_tally_never_gives_the_last_unit_twice,

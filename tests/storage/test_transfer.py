@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -134,10 +135,14 @@ def test_sqlite_to_postgres_to_sqlite_is_lossless(source: Source, fresh_pg_url: 
     assert any(row[0].startswith("signing.key.") for row in original["meta"])
     assert any(row[2] == "gvc" and row[4] == "gone" for row in original["events"]), "a deleted record's events"
 
-    succeeds("import", str(source.export), "--database-url", database_url)
+    # The signing keys travel sealed with the source's secrets key: the target's servers need that key.
+    source_keys = source.data_dir / "secrets.key"
+    succeeds("import", str(source.export), "--database-url", database_url, "--secrets-key-file", str(source_keys))
     assert postgres_tables(database_url) == original
 
     back = tmp_path / "back"
+    back.mkdir()
+    shutil.copy(source_keys, back / "secrets.key")
     exported = succeeds("export", "--database-url", database_url).stdout  # to standard output
     imported = plinth("import", "-", "--data-dir", str(back), stdin=exported)
     assert imported.returncode == 0, imported.stderr.decode()
@@ -150,7 +155,7 @@ def test_sqlite_to_postgres_to_sqlite_is_lossless(source: Source, fresh_pg_url: 
     last_seq = original["events"][-1][0]
     g1_events = [row for row in original["events"] if row[2] == "gvc" and row[4] == "g1"]
     for data_dir, url in ((tmp_path / "pg-server", database_url), (back, None)):
-        server = start_server(data_dir, url, org=ORG)
+        server = start_server(data_dir, url, org=ORG, extra_args=("--secrets-key-file", str(source_keys)))
         try:
             assert "Admin key (shown once" not in "\n".join(server.log_lines()), "the store was bootstrapped again"
             assert server_accepts(server.url, source.robot_key)

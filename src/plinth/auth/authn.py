@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from plinth.auth.generation import GenerationWatcher
 from plinth.auth.principal import Principal
-from plinth.auth.signing import load_key
+from plinth.auth.signing import load_public
 from plinth.auth.tokens import InvalidToken, verify
 from plinth.storage.base import Key, Storage
 
@@ -55,10 +55,10 @@ class KeyAuthenticator:
     async def _public_key(self, kid: str) -> Ed25519PublicKey | None:
         key = self._public_keys.get(kid)
         if key is None:
-            signing = await load_key(self._storage, kid)
-            if signing is None:
+            public = await load_public(self._storage, kid)
+            if public is None:
                 return None
-            key = self._public_keys[kid] = signing.public
+            key = self._public_keys[kid] = public
         return key
 
     async def _verify(self, token: str) -> tuple[Principal | None, float | None]:

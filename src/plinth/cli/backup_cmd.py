@@ -20,7 +20,8 @@ from plinth.storage.backup import BackupError, backup_sqlite
 _SQLITE_FILE = "plinth.db"
 POSTGRES = (
     "plinth backup copies a SQLite store. Back up a PostgreSQL store with pg_dump (the signing keys are in the "
-    "database; keep the secrets key file too): see docs/operations.md"
+    "database, sealed with the secrets key: keep the secrets key file too, apart from the dumps): see "
+    "docs/operations.md"
 )
 
 
@@ -51,6 +52,6 @@ def backup_command(data_dir: Path, database_url: str | None, output: Path) -> No
     key_file = database.parent / "secrets.key"
     where = key_file if not database_url and key_file.exists() else "your --secrets-key-file or PLINTH_SECRETS_KEY"
     click.echo(
-        f"Secrets in it are sealed with the keys in {where}, which the backup does not hold: keep a copy of them, "
-        "apart from the backup"
+        f"Secrets and signing keys in it are sealed with the keys in {where}, which the backup does not hold: keep a "
+        "copy of them, apart from the backup"
     )

@@ -50,7 +50,8 @@ def _key_file(secrets_key_file: Path | None, data_dir: Path, database_url: str |
     return default_key_file(data_dir)
 
 
-def _sealer(secrets_key_file: Path | None, data_dir: Path, database_url: str | None) -> Any:
+def store_sealer(secrets_key_file: Path | None, data_dir: Path, database_url: str | None) -> Any:
+    """The sealer of a store's secrets keys, found as the server finds them; a ``CliError`` without."""
     from plinth.sealing import KeyConfigError, Sealer, open_keys
 
     try:
@@ -74,11 +75,15 @@ async def _with_store(data_dir: Path, database_url: str | None, work: Callable[[
         await storage.close()
 
 
-def _usage(data_dir: Path, database_url: str | None) -> Counter[str]:
-    from plinth.engine.sealed import key_usage
+def _usage(data_dir: Path, database_url: str | None) -> tuple[Counter[str], Counter[str]]:
+    """Stored values, and the server's signing keys, by the key id that sealed them."""
+    from plinth.engine.sealed import key_usage, signing_key_usage
     from plinth.kinds import REGISTRY
 
-    result: Counter[str] = asyncio.run(_with_store(data_dir, database_url, lambda s: key_usage(s, REGISTRY)))
+    async def both(storage: Any) -> tuple[Counter[str], Counter[str]]:
+        return await key_usage(storage, REGISTRY), await signing_key_usage(storage)
+
+    result: tuple[Counter[str], Counter[str]] = asyncio.run(_with_store(data_dir, database_url, both))
     return result
 
 
@@ -93,9 +98,11 @@ def _reseal(sealer: Any, data_dir: Path, database_url: str | None) -> None:
         raise CliError(f"cannot reseal: {exc}; the values before it are sealed with the newest key") from exc
     click.echo(
         f"Sealed {report.resealed} values again with key {sealer.newest_kid} "
-        f"({report.already} were sealed with it already)."
+        f"({report.already} were sealed with it already)"
+        + (f", and {report.signing_keys} signing key(s) of the server." if report.signing_keys else ".")
     )
-    left = {kid: n for kid, n in _usage(data_dir, database_url).items() if kid != sealer.newest_kid}
+    values, signing_keys = _usage(data_dir, database_url)
+    left = {kid: n for kid, n in (values + signing_keys).items() if kid != sealer.newest_kid}
     if left:
         shown = ", ".join(f"{kid}: {n}" for kid, n in sorted(left.items()))
         click.echo(
@@ -142,7 +149,7 @@ def rotate_key_command(data_dir: Path, database_url: str | None, secrets_key_fil
 @key_file_option
 def reseal_command(data_dir: Path, database_url: str | None, secrets_key_file: Path | None) -> None:
     """Seal every stored value not sealed with the newest key again with it."""
-    _reseal(_sealer(secrets_key_file, data_dir, database_url), data_dir, database_url)
+    _reseal(store_sealer(secrets_key_file, data_dir, database_url), data_dir, database_url)
 
 
 @secrets_command.command("status")
@@ -150,16 +157,22 @@ def reseal_command(data_dir: Path, database_url: str | None, secrets_key_file: P
 @key_file_option
 def status_command(data_dir: Path, database_url: str | None, secrets_key_file: Path | None) -> None:
     """How many stored values each key sealed; keys missing from the key source, keys unused."""
-    sealer = _sealer(secrets_key_file, data_dir, database_url)
-    usage = _usage(data_dir, database_url)
+    sealer = store_sealer(secrets_key_file, data_dir, database_url)
+    values, signing_keys = _usage(data_dir, database_url)
+    usage = values + signing_keys
     ring = sealer.source.ring()
     lines = [f"Key source: {sealer.source.where}"]
+
+    def signing_of(kid: str) -> str:
+        return f", {signing_keys[kid]} signing key(s)" if signing_keys.get(kid) else ""
+
     for kid in ring.kids:
         marks = " (newest: seals new values)" if kid == ring.newest.kid else ""
-        lines.append(f"  {kid}: {usage.get(kid, 0)} values{marks}")
+        lines.append(f"  {kid}: {values.get(kid, 0)} values{marks}{signing_of(kid)}")
     missing = sorted(kid for kid in usage if kid not in ring.kids)
     for kid in missing:
-        lines.append(f"  {kid}: {usage[kid]} values, and the key source does not hold this key!")
+        also = f" It seals {signing_keys[kid]} signing key(s) too." if signing_keys.get(kid) else ""
+        lines.append(f"  {kid}: {values.get(kid, 0)} values, and the key source does not hold this key!{also}")
     unused = [kid for kid in ring.kids if kid != ring.newest.kid and not usage.get(kid)]
     if unused:
         lines.append(f"Unused, may be removed once every server has read the newest key: {', '.join(unused)}")

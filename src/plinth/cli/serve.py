@@ -33,16 +33,18 @@ async def bootstrap(settings: Settings) -> tuple[str | None, str]:
     give existing orgs the built-ins they lack (``ensure_builtins``)."""
     from plinth.engine.service import Engine
     from plinth.kinds import REGISTRY
+    from plinth.sealing import Sealer
     from plinth.server import bootstrap as first_start
     from plinth.storage import open_storage
 
     storage = await open_storage(settings.database_url, settings.data_dir)
     try:
-        engine = Engine(storage, REGISTRY)
+        engine = Engine(storage, REGISTRY, sealer=Sealer(settings.secrets_keys().source))
         key = await first_start.bootstrap(engine, storage, settings.org)
         if key is not None:
             first_start.write_key_file(settings.data_dir, key)
         await first_start.ensure_builtins(engine, storage)
+        await first_start.prepare_signing(engine, storage)
         return key, await storage.get_meta(first_start.ORG_META) or settings.org
     finally:
         await storage.close()
@@ -50,6 +52,7 @@ async def bootstrap(settings: Settings) -> tuple[str | None, str]:
 
 def _bootstrap_or_wait(settings: Settings) -> tuple[str | None, str, bool]:
     """``bootstrap``, or ``(None, org, True)`` when a PostgreSQL store is unreachable for now."""
+    from plinth.auth.signing import SigningKeyError
     from plinth.cli.errors import StoreTooNew
     from plinth.storage.base import StorageError
     from plinth.storage.migrate import StoreTooNew as Newer
@@ -58,6 +61,8 @@ def _bootstrap_or_wait(settings: Settings) -> tuple[str | None, str, bool]:
         key, org = asyncio.run(bootstrap(settings))
     except Newer as exc:
         raise StoreTooNew(str(exc)) from exc
+    except SigningKeyError as exc:
+        raise click.ClickException(f"cannot start: {exc}") from exc
     except StorageError as exc:
         if exc.code != "unavailable" or settings.store_name != "postgresql":
             raise

@@ -20,6 +20,7 @@ from typing import IO, Any, TypeVar
 import click
 
 from plinth.cli.errors import CliError
+from plinth.files import FILE_MODE
 from plinth.storage import open_storage
 from plinth.storage.base import DumpCounts, Storage, StorageError
 from plinth.storage.transfer import TransferError, check_export, export_store, import_store, iter_lines, read_header
@@ -75,6 +76,7 @@ def export_command(data_dir: Path, database_url: str | None, output: str) -> Non
         target = Path(output)
         fd, partial = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or Path("."))
         try:
+            os.fchmod(fd, FILE_MODE)  # an export holds the store: its owner's only, whatever the umask
             with os.fdopen(fd, "wb") as out:
                 counts = asyncio.run(_export(data_dir, database_url, out))
                 out.flush()
@@ -143,17 +145,19 @@ def _check_secrets_keys(
     try:
         opened = open_keys(key_file, os.environ.get("PLINTH_SECRETS_KEY"), data_dir, bool(database_url), generate=False)
     except KeyConfigError as exc:
-        raise CliError(f"{file}: its secrets are sealed with key ids {shown}, and the keys given fail: {exc}") from exc
+        raise CliError(
+            f"{file}: its secrets and signing keys are sealed with key ids {shown}, and the keys given fail: {exc}"
+        ) from exc
     if opened is None:
         raise CliError(
-            f"{file}: its secrets are sealed with key ids {shown}: give the key file the target's server will use "
-            "(--secrets-key-file, or PLINTH_SECRETS_KEY), holding those keys; nothing was imported"
+            f"{file}: its secrets and signing keys are sealed with key ids {shown}: give the key file the target's "
+            "server will use (--secrets-key-file, or PLINTH_SECRETS_KEY), holding those keys; nothing was imported"
         )
     held = set(opened.source.ring().kids)
     missing = sorted(needed - held)
     if missing:
         raise CliError(
-            f"{file}: its secrets are sealed with key ids {shown}, and {opened.source.where} lacks "
+            f"{file}: its secrets and signing keys are sealed with key ids {shown}, and {opened.source.where} lacks "
             f"{', '.join(missing)}: give the target's server the exporting server's key file; nothing was imported"
         )
 

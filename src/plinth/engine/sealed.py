@@ -15,6 +15,8 @@ The engine opens a sealed record only to merge a PATCH, to compare a write with 
 (a no-op stays a no-op: the values are compared in the clear, not as ciphertext with a fresh
 nonce) and to answer the kind's reveal action. ``reseal`` re-encrypts every sealed record with
 the newest key (``plinth secrets rotate-key``); ``key_usage`` counts sealed records by key id.
+The server's signing keys are sealed with the same keys (``auth/signing.py``): reseal, usage and
+an export's key ids count them too, so no secrets key still sealing one is called unused.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from plinth.auth import signing
 from plinth.engine.access import Access, require, stamp_of
 from plinth.engine.render import href_of
 from plinth.engine.requestinfo import RequestInfo
@@ -186,15 +189,25 @@ async def key_usage(storage: Storage, kinds: Mapping[str, KindSpec]) -> Counter[
     return usage
 
 
+async def signing_key_usage(storage: Storage) -> Counter[str]:
+    """How many of the server's signing keys each key id sealed (``auth/signing.py``)."""
+    return await signing.key_usage(storage)
+
+
 def key_ids_in_export(lines: Iterable[bytes]) -> set[str]:
     """The key ids the sealed records of an export file (``storage/transfer.py``) were sealed with."""
     kids: set[str] = set()
     for line in lines:
-        if SUFFIX.encode() not in line:
-            continue
-        obj = orjson.loads(line)
-        if obj.get("type") == "record" and str(obj.get("kind", "")).endswith(SUFFIX):
-            kids.add(key_id_of((obj.get("doc") or {}).get("sealed") or {}) or "?")
+        if SUFFIX.encode() in line:
+            obj = orjson.loads(line)
+            if obj.get("type") == "record" and str(obj.get("kind", "")).endswith(SUFFIX):
+                kids.add(key_id_of((obj.get("doc") or {}).get("sealed") or {}) or "?")
+        elif signing.PREFIX.encode() in line:
+            obj = orjson.loads(line)
+            if obj.get("type") == "meta" and str(obj.get("name", "")).startswith(signing.PREFIX):
+                kid = signing.sealed_kid(str(obj.get("value", "")))
+                if kid is not None and kid != "clear":
+                    kids.add(kid)
     return kids
 
 
@@ -218,6 +231,8 @@ def _resealed(sealer: Sealer, kinds: Mapping[str, KindSpec], record: Record) -> 
 class ResealReport:
     resealed: int = 0
     already: int = 0
+    #: The server's signing keys sealed again (``auth/signing.py``), apart from the values.
+    signing_keys: int = 0
 
 
 async def reseal(storage: Storage, kinds: Mapping[str, KindSpec], sealer: Sealer) -> ResealReport:
@@ -226,6 +241,7 @@ async def reseal(storage: Storage, kinds: Mapping[str, KindSpec], sealer: Sealer
     moved) is read again; one it rewrote is sealed with the newest key already, or is next time.
     A value that does not open stops the run (``SealingError``) with the pages before it done."""
     report = ResealReport()
+    report.signing_keys, _ = await signing.reseal(storage, sealer)
     async for page in sealed_pages(storage, kinds):
         puts: list[Put] = []
         for record in page:

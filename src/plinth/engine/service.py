@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from plinth.auth.generation import bump as bump_access_generation
-from plinth.engine import pipeline, sealed
+from plinth.engine import escalation, pipeline, sealed
 from plinth.engine.access import Access, Unrestricted, require, stamp_of
 from plinth.engine.deletes import guard_children, guard_protected, owned_deletes
 from plinth.engine.grants import Grants
@@ -431,6 +431,8 @@ class Engine:
         if errors:
             raise ValidationFailed(errors, t.kind.name, t.name)
         normalise_links(candidate, refs, t.org)
+        # Judged on the result: a policy may grant only what its writer holds (escalation.py).
+        await escalation.check(self.storage, self.kinds, w.access, t.kind, t.href, t.org, candidate, old, old_record)
         if old is not None and old_record is not None and _unchanged(t.kind, candidate, old):
             return WriteResult(200, old_record.doc, outcome="unchanged")
         if old is not None and t.kind.protected_change is not None:

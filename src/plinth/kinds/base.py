@@ -73,6 +73,18 @@ class GrantQuestion:
 
 
 @dataclass(frozen=True, slots=True)
+class Conferred:
+    """A grant an item confers (:attr:`KindSpec.confers`): ``principal`` (a full link) holds
+    ``permission`` on the items of ``kind`` that ``target`` covers: ``("all",)``, ``("link",
+    href)`` or ``("query", <the query as canonical JSON>)``."""
+
+    principal: str
+    permission: str
+    kind: str
+    target: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class KindContext:
     """What a hook may read. Built by the engine for each write; hooks must not mutate it.
 
@@ -244,6 +256,17 @@ class KindSpec:
       runtime cannot run the item now (a secret reference that does not hold), one sentence
       each; the runtime reports it not ready with them as its message. Pure; sees ``resolved``
       and ``grants``.
+    - ``confers(item, org) -> frozenset[Conferred]``: the grants the item gives (a policy's
+      bindings on its target), implied permissions included. A write that confers a grant the
+      stored item did not is judged by the escalation rule (``engine/escalation.py``). Pure.
+    - ``members(item, org) -> frozenset[str]``: for a kind whose items pass their grants on to
+      members (a group), what makes a principal a member: member links, and a token for each
+      rule that matches members (a query). A write adding one gives someone the grants the
+      item holds, so it is judged by the escalation rule too. Pure.
+    - ``member_query(item, kind) -> query | None``: the query by which the item makes items of
+      ``kind`` (a principal kind's name) members when they match it (a group's ``memberQuery``
+      admits users), or ``None``. A write of a principal that makes it match a query it did not
+      gives it that item's grants: judged by the escalation rule too. Pure.
     - ``forget(item, href, org) -> Item | None``: ``item`` without its links to ``href``, an
       item being deleted, or ``None`` when it holds none it must let go of. The engine
       applies it to every item of this kind that references ``href``, in the delete's
@@ -290,6 +313,9 @@ class KindSpec:
     validate_resolved: Callable[[Item, KindContext], list[FieldError]] = _no_resolved_errors
     write_permissions: Callable[[Item, Item | None], tuple[str, ...]] = _no_extra_permissions
     forget: Callable[[Item, str, str], Item | None] | None = None
+    confers: Callable[[Item, str], frozenset[Conferred]] | None = None
+    members: Callable[[Item, str], frozenset[str]] | None = None
+    member_query: Callable[[Item, str], Any] | None = None
     grant_questions: Callable[[Item, str], tuple[GrantQuestion, ...]] = _no_questions
     runtime_blockers: Callable[[Item, KindContext], list[str]] = _no_blockers
     #: Kinds whose change refreshes the status of items of this kind that reference them.

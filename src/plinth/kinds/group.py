@@ -30,8 +30,9 @@ Decisions where the sources are silent:
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
+import orjson
 from pydantic import Field
 
 from plinth.errors import FieldError
@@ -40,6 +41,7 @@ from plinth.kinds.links import link_kind, link_problem, names_item, normalise_li
 from plinth.kinds.permissions import permission_fields
 from plinth.kinds.query_model import Query
 from plinth.kinds.spec_model import NonEmptyStr, SpecModel, TopLevelModel
+from plinth.meta import parse_link
 
 MEMBER_LINKS_MAX = 200
 EXPRESSION_MAX = 4096
@@ -101,6 +103,21 @@ def forget_member(item: Item, href: str, org: str) -> Item | None:
     return {**item, "memberLinks": kept} if len(kept) != len(members) else None
 
 
+def group_members(item: Item, org: str) -> frozenset[str]:
+    """Member links (full form), and one token for ``memberQuery`` and one for
+    ``identityMatcher``: a changed rule may match anyone, so it counts as a new member."""
+    members = {parsed.href for link in item.get("memberLinks", []) if (parsed := parse_link(link, org)) is not None}
+    for rule in ("memberQuery", "identityMatcher"):
+        if item.get(rule) is not None:
+            members.add(f"{rule}:{orjson.dumps(item[rule], option=orjson.OPT_SORT_KEYS).decode()}")
+    return frozenset(members)
+
+
+def group_member_query(item: Item, kind: str) -> Any:
+    """``memberQuery`` admits users (``auth/policy.py`` matches it against users only)."""
+    return item.get("memberQuery") if kind == "user" else None
+
+
 GROUP = KindSpec(
     name="group",
     terraform_resource="cpln_group",
@@ -114,6 +131,8 @@ GROUP = KindSpec(
     validate=validate_group,
     references=group_references,
     forget=forget_member,
+    members=group_members,
+    member_query=group_member_query,
     **permission_fields("group"),
     query_properties=(*COMMON_QUERY_PROPERTIES, "origin"),
     example=KindExample(

@@ -41,14 +41,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
+import orjson
 from pydantic import Field, field_validator
 
 from plinth.errors import FieldError
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindContext, KindExample, KindSpec, Reference
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Conferred, Item, KindContext, KindExample, KindSpec, Reference
 from plinth.kinds.links import link_kind, link_problem, names_item, normalise_links
-from plinth.kinds.permissions import PERMISSIONS, TARGET_KINDS, permission_fields
+from plinth.kinds.permissions import PERMISSIONS, TARGET_KINDS, implied_closure, permission_fields
 from plinth.kinds.query_model import Query
 from plinth.kinds.spec_model import NonEmptyStr, SpecModel, TopLevelModel
+from plinth.meta import parse_link
 
 TARGET_LINKS_MAX = 200
 BINDINGS_MAX = 50
@@ -147,6 +149,33 @@ def policy_references(item: Item, org: str) -> list[Reference]:
     return refs
 
 
+def policy_confers(item: Item, org: str) -> frozenset[Conferred]:
+    """Every (principal, permission) a binding grants, implications followed, on the policy's
+    target; nothing for a policy without a target (it covers nothing)."""
+    kind = str(item.get("targetKind"))
+    if kind not in PERMISSIONS:
+        return frozenset()
+    targets: list[tuple[str, ...]]
+    if item.get("target") == "all":
+        targets = [("all",)]
+    elif item.get("targetQuery") is not None:
+        targets = [("query", orjson.dumps(item["targetQuery"], option=orjson.OPT_SORT_KEYS).decode())]
+    else:
+        targets = [("link", href) for href in (_href(link, org) for link in item.get("targetLinks", [])) if href]
+    out: set[Conferred] = set()
+    for binding in item.get("bindings", []):
+        permissions = implied_closure(kind, binding.get("permissions", []))
+        for principal in (_href(link, org) for link in binding.get("principalLinks", [])):
+            if principal is not None:
+                out.update(Conferred(principal, p, kind, target) for p in permissions for target in targets)
+    return frozenset(out)
+
+
+def _href(link: str, org: str) -> str | None:
+    parsed = parse_link(link, org)
+    return parsed.href if parsed is not None and parsed.org == org else None
+
+
 #: Principals named by links that die with them: a later account, group or identity of the same
 #: name is someone else. (Users are named by email, before they exist and after, so their links stay.)
 FORGOTTEN_PRINCIPALS = frozenset({"serviceaccount", "group", "identity"})
@@ -180,6 +209,7 @@ POLICY = KindSpec(
     validate=validate_policy,
     references=policy_references,
     forget=forget_principal,
+    confers=policy_confers,
     **permission_fields("policy"),
     query_properties=(*COMMON_QUERY_PROPERTIES, "origin", "targetKind"),
     example=KindExample(

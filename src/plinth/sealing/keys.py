@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from plinth.files import private_dir
+
 KEY_BYTES = 32
 #: The key file of a SQLite store without a configured key source, in its data directory.
 DEFAULT_FILE_NAME = "secrets.key"
@@ -143,7 +145,7 @@ def write_key_file(path: Path, keys: Iterable[Key], *, exclusive: bool = False) 
 
     With ``exclusive`` the file must not exist yet; ``FileExistsError`` when another process made
     it first (so concurrent first starts agree on one key)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent, tighten_existing=False)  # a key file's directory may be the operator's (/etc/plinth)
     fd, partial = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="ascii") as out:

@@ -182,13 +182,14 @@ class PlinthApp:
                     path = first_start.write_key_file(self.settings.data_dir, key)
                     print(f"Admin key (shown once; also written to {path}):\n  {key}", flush=True)
             await first_start.ensure_builtins(engine, storage)
+            await first_start.prepare_signing(engine, storage)
         except BaseException:
             await storage.close()
             raise
         watcher = GenerationWatcher(storage)
         self.authenticator = KeyAuthenticator(storage, watcher)
         self.oidc = oidc_authenticator(self.settings, storage, watcher)
-        self.services = Services(engine, AccessControl(storage, REGISTRY, watcher), SigningCache(storage))
+        self.services = Services(engine, AccessControl(storage, REGISTRY, watcher), SigningCache(storage, self.sealer))
         self.hub = await self._start_hub(storage, watcher)
         self.storage, self.engine, self.watcher = storage, engine, watcher
 

@@ -28,10 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from plinth.auth.authn import SERVER_ADMIN_META
-from plinth.auth.signing import ensure_signing_key, load_key
+from plinth.auth.signing import check_current, ensure_signing_key, load_key, seal_clear_keys
 from plinth.engine.identity import add_key
 from plinth.engine.requestinfo import RequestInfo
 from plinth.engine.service import SYSTEM, Engine
+from plinth.files import private_dir
 from plinth.kinds.auditctx import BUILTIN_CONTEXT
 from plinth.kinds.location import BUILTIN_LOCATIONS, builtin_description
 from plinth.kinds.permissions import PERMISSIONS
@@ -120,6 +121,14 @@ async def ensure_builtins(engine: Engine, storage: Storage) -> None:
     await storage.commit([SetMeta(BUILTINS_META, fingerprint)])
 
 
+async def prepare_signing(engine: Engine, storage: Storage) -> None:
+    """At every start: seal the signing keys a store from before sealing holds in the clear, and
+    check that the current one opens (``auth.signing.SigningKeyError`` otherwise: this server
+    was given another secrets key than the store's, or none)."""
+    await seal_clear_keys(storage, engine.sealer)
+    await check_current(storage, engine.sealer)
+
+
 def _claimed_at(claim: str) -> float | None:
     """When a claim (``"<token> <unix time>"``) was made; ``None`` for one without a time."""
     _, _, at = claim.partition(" ")
@@ -155,8 +164,8 @@ async def bootstrap(engine: Engine, storage: Storage, org: str) -> str | None:
     listed on the admin account)."""
     if not await _claim(storage):
         return None
-    kid = await ensure_signing_key(storage)
-    signing = await load_key(storage, kid)
+    kid = await ensure_signing_key(storage, engine.sealer)
+    signing = await load_key(storage, engine.sealer, kid)
     assert signing is not None
     await engine.upsert(RequestInfo(kind="org"), {"name": org})
     await seed_org(engine, org)
@@ -172,7 +181,7 @@ async def bootstrap(engine: Engine, storage: Storage, org: str) -> str | None:
 
 
 def write_key_file(data_dir: Path, key: str) -> Path:
-    data_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(data_dir, tighten_existing=True)
     path = data_dir / KEY_FILE
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as fh:

@@ -16,7 +16,12 @@ async def open_storage(database_url: str | None, data_dir: Path) -> Storage:
         from plinth.storage.postgres import PostgresStorage
 
         return await PostgresStorage.open(database_url)
+    from plinth.files import private_dir
     from plinth.storage.sqlite import SqliteStorage
 
+    if not database_url:
+        private_dir(
+            data_dir, tighten_existing=True
+        )  # the data directory is Plinth's own: 0700, even one an older Plinth made 0755
     path = Path(database_url.removeprefix("sqlite:///")) if database_url else data_dir / "plinth.db"
     return await SqliteStorage.open(path)

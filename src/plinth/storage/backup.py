@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from plinth.files import private_file
+
 #: Pages copied per step (4 KiB pages: 1 MiB a step).
 PAGES_PER_STEP = 256
 BUSY_TIMEOUT_S = 10.0
@@ -54,6 +56,7 @@ def backup_sqlite(database: Path, output: Path, pages_per_step: int = PAGES_PER_
     started = time.perf_counter()
     source = sqlite3.connect(database, isolation_level=None, timeout=BUSY_TIMEOUT_S)
     try:
+        private_file(partial)  # 0600 before SQLite writes a page into it, whatever the umask
         copy = sqlite3.connect(partial, isolation_level=None)
         flusher = _Flusher(partial)
         try:

@@ -230,6 +230,10 @@ class Storage(Protocol):
         """The value :class:`SetMeta` stored under ``name``, or ``None``."""
         ...
 
+    async def meta_with_prefix(self, prefix: str) -> list[MetaEntry]:
+        """Every meta entry whose name starts with ``prefix``, by name (a few: signing keys)."""
+        ...
+
     async def changes(self, after_seq: int, limit: int) -> list[Change]:
         """At most ``limit`` changes with ``seq > after_seq``, oldest first.
 

@@ -47,6 +47,7 @@ from plinth.storage.base import (
     DumpCounts,
     EventRecord,
     Key,
+    MetaEntry,
     NotifyCallback,
     Operation,
     Put,
@@ -420,6 +421,10 @@ class PostgresStorage:
     async def events(self, key: Key, after_seq: int, limit: int) -> list[EventRecord]:
         rows = await self._fetch(self._sql["SELECT_EVENTS"], (*_key_params(key), after_seq, limit), "events")
         return [EventRecord(seq, doc) for seq, doc in rows]
+
+    async def meta_with_prefix(self, prefix: str) -> list[MetaEntry]:
+        rows = await self._fetch(self._sql["SELECT_META_PREFIX"], (prefix, prefix), "meta")
+        return [MetaEntry(str(r[0]), str(r[1])) for r in rows]
 
     async def get_meta(self, name: str) -> str | None:
         rows = await self._fetch(self._sql["SELECT_META"], (name,), "meta")

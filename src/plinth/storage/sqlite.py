@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from plinth.files import private_dir, private_sqlite
 from plinth.metrics import StoreMeter
 from plinth.storage import regex
 from plinth.storage import statements as st
@@ -28,6 +29,7 @@ from plinth.storage.base import (
     DumpCounts,
     EventRecord,
     Key,
+    MetaEntry,
     NotifyCallback,
     Operation,
     Put,
@@ -147,7 +149,11 @@ class SqliteStorage:
 
     @classmethod
     async def open(cls, path: Path) -> SqliteStorage:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.parent.exists():
+            private_dir(path.parent, tighten_existing=False)
+        # Created 0600 before SQLite first opens it: SQLite gives its -wal and -shm files the
+        # database file's mode, so they are private too, whatever the umask.
+        private_sqlite(path)
         await asyncio.to_thread(migrate, f"sqlite:///{path}", MIGRATIONS / "sqlite")
         return cls(path)
 
@@ -243,6 +249,10 @@ class SqliteStorage:
     async def events(self, key: Key, after_seq: int, limit: int) -> list[EventRecord]:
         rows = self._read(_SQL["SELECT_EVENTS"], (*_key_params(key), after_seq, limit), "events")
         return [EventRecord(r[0], r[1].encode()) for r in rows]
+
+    async def meta_with_prefix(self, prefix: str) -> list[MetaEntry]:
+        rows = self._read(_SQL["SELECT_META_PREFIX"], (prefix, prefix), "meta")
+        return [MetaEntry(str(r[0]), str(r[1])) for r in rows]
 
     async def get_meta(self, name: str) -> str | None:
         rows = self._read(_SQL["SELECT_META"], (name,), "meta")

@@ -38,6 +38,10 @@ TRIM_CUTOFF = (
 )
 TRIM_CHANGES = "DELETE FROM changes WHERE seq <= {p}"
 SELECT_META = "SELECT value FROM meta WHERE name = {p}"
+# substr/length, not LIKE: a prefix holding % or _ means itself, and both backends spell them alike.
+SELECT_META_PREFIX = (
+    "SELECT name, value FROM meta WHERE substr(name, 1, length(CAST({p} AS TEXT))) = CAST({p} AS TEXT) ORDER BY name"
+)
 # A Tally, in each backend's JSON dialect; parameters: delta, the key, delta, delta. It matches
 # no row when the key is missing or when a positive delta would pass ``max``.
 TALLY_SQLITE = (
