@@ -199,13 +199,14 @@ class KindPaths:
         errors: tuple[int, ...],
         params: tuple[str, ...] = (),
         body: str | None = None,
+        body_required: bool = True,
     ) -> Operation:
         op: Operation = {"operationId": op_id, "summary": summary, "tags": [self.kind.title]}
         op["x-plinth-kind"] = self.kind.name
         if params:
             op["parameters"] = [_param(p) for p in params]
         if body is not None:
-            op["requestBody"] = {"required": True, "content": {"application/json": {"schema": ref(body)}}}
+            op["requestBody"] = {"required": body_required, "content": {"application/json": {"schema": ref(body)}}}
         failures = {str(s): {"$ref": f"#/components/responses/Error{s}"} for s in errors if s in self.statuses}
         op["responses"] = {**ok, **failures}
         return op
@@ -298,6 +299,8 @@ class KindPaths:
             (*BODY_ERRORS, *WATCH_ERRORS),
             ("Limit", *WATCH_PARAMS),
             f"{p}Query",
+            # No body is the empty query (every item): the official CLI's `get` sends none.
+            body_required=False,
         )
         get = self._op(
             f"continueQuery{self.cap}{suffix}",
