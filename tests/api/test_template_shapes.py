@@ -23,30 +23,14 @@ from typing import Any
 
 import httpx
 
-LOCATIONS = ["//location/aws-us-east-1", "//location/gcp-us-east1"]
+from tests.api.shapes_support import make_gvc, put_twice
+
 PARKED = {"metric": "disabled", "minScale": 0, "maxScale": 0, "maxConcurrency": 0, "scaleToZeroDelay": 300}
-
-
-def make_gvc(api: httpx.Client, name: str) -> None:
-    made = api.post("/org/acme/gvc", json={"name": name, "spec": {"staticPlacement": {"locationLinks": LOCATIONS}}})
-    assert made.status_code == 201, made.text
 
 
 def workload(name: str, type_: str, **spec: Any) -> dict[str, Any]:
     container = {"name": "app", "image": "nginx:1.27", "ports": [{"number": 8080, "protocol": "tcp"}]}
     return {"name": name, "spec": {"type": type_, "containers": [container], **spec}}
-
-
-def put_twice(api: httpx.Client, gvc: str, body: dict[str, Any]) -> dict[str, Any]:
-    """PUT ``body`` (as ``cpln apply`` does), then again: the second write changes nothing."""
-    href = f"/org/acme/gvc/{gvc}/workload/{body['name']}"
-    first = api.put(f"/org/acme/gvc/{gvc}/workload", json=body)
-    assert first.status_code in (200, 201), first.text
-    stored = api.get(href).json()
-    again = api.put(f"/org/acme/gvc/{gvc}/workload", json=body)
-    assert again.status_code in (200, 201), again.text
-    assert api.get(href).json()["version"] == stored["version"]
-    return stored  # type: ignore[no-any-return]
 
 
 def test_standard_and_stateful_parked_at_zero_and_run_in_one_location(api: httpx.Client, unique: str) -> None:

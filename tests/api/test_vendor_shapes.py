@@ -22,29 +22,12 @@ from typing import Any
 
 import httpx
 
-LOCATIONS = ["//location/aws-us-east-1", "//location/gcp-us-east1"]
-
-
-def make_gvc(api: httpx.Client, name: str) -> None:
-    made = api.post("/org/acme/gvc", json={"name": name, "spec": {"staticPlacement": {"locationLinks": LOCATIONS}}})
-    assert made.status_code == 201, made.text
+from tests.api.shapes_support import make_gvc, put_twice
 
 
 def workload(name: str, type_: str, **spec: Any) -> dict[str, Any]:
     container = {"name": "app", "image": "nginx:1.27", "ports": [{"number": 8080, "protocol": "http"}]}
     return {"name": name, "spec": {"type": type_, "containers": [container], **spec}}
-
-
-def put_twice(api: httpx.Client, gvc: str, body: dict[str, Any]) -> dict[str, Any]:
-    """PUT ``body`` (as ``cpln apply`` does), then again: the second write changes nothing."""
-    href = f"/org/acme/gvc/{gvc}/workload/{body['name']}"
-    first = api.put(f"/org/acme/gvc/{gvc}/workload", json=body)
-    assert first.status_code in (200, 201), first.text
-    stored = api.get(href).json()
-    again = api.put(f"/org/acme/gvc/{gvc}/workload", json=body)
-    assert again.status_code in (200, 201), again.text
-    assert api.get(href).json()["version"] == stored["version"]
-    return stored  # type: ignore[no-any-return]
 
 
 def test_max_unavailable_replicas_on_stateful_is_stored_as_sent(api: httpx.Client, unique: str) -> None:

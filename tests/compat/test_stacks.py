@@ -6,11 +6,11 @@ all of them. Each item is checked through Plinth's HTTP API afterwards."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import httpx
 
+from tests.compat.applying import apply_creating, delete_all, reapply_unchanged
 from tests.compat.conftest import ORG, Cpln, Plinth
 from tests.compat.test_typed import ok
 
@@ -76,8 +76,6 @@ spec:
       volumes: [{{uri: cpln://volumeset/files, path: /srv/files}}]
 """
 
-DELETE_WAIT_S = 30.0
-
 
 def test_a_stack_applies_reapplies_unchanged_and_deletes(
     cpln: Cpln, api: httpx.Client, unique: str, tmp_path: Path
@@ -94,10 +92,7 @@ def test_a_stack_applies_reapplies_unchanged_and_deletes(
         f"{gvc}/workload/api",
         f"{gvc}/workload/worker",
     ]
-    applied = ok(cpln("apply", "--file", str(manifest)))
-    for link in links:
-        assert f"Created {link}" in applied.stdout, applied.stdout
-    items = {link: api.get(link).json() for link in links}
+    items = apply_creating(cpln, api, manifest, links)
     assert items[gvc]["spec"]["staticPlacement"]["locationLinks"] == [f"/org/{ORG}/location/aws-us-east-1"]
     assert items[f"/org/{ORG}/secret/{unique}-db"]["type"] == "opaque"
     revealed = api.get(f"/org/{ORG}/secret/{unique}-db/-reveal").json()["data"]
@@ -111,20 +106,9 @@ def test_a_stack_applies_reapplies_unchanged_and_deletes(
     volumeset = api.get(f"{gvc}/volumeset/files").json()
     assert sorted(volumeset["status"]["workloadLinks"]) == [f"{gvc}/workload/api", f"{gvc}/workload/worker"]
 
-    again = ok(cpln("apply", "--file", str(manifest)))
-    assert "Created" not in again.stdout, again.stdout
-    assert {link: api.get(link).json()["version"] for link in links} == {
-        link: item["version"] for link, item in items.items()
-    }  # nothing changed, so nothing was rewritten
+    reapply_unchanged(cpln, api, manifest, items)  # nothing changed, so nothing was rewritten
 
-    ok(cpln("delete", "--file", str(manifest)))
-    deadline = time.monotonic() + DELETE_WAIT_S  # the CLI does not wait for the deletes to finish
-    left = links
-    while left and time.monotonic() < deadline:
-        left = [link for link in left if api.get(link).status_code != 404]
-        if left:
-            time.sleep(0.2)
-    assert left == [], f"still there after {DELETE_WAIT_S} s: {left}"
+    delete_all(cpln, api, manifest, links)
 
 
 SERVER_OWNED = ("id", "version", "created", "lastModified", "links", "status", "alias")  # alias: random per item

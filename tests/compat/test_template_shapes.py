@@ -16,13 +16,12 @@ See docs/api.md ("Workloads") and docs/validation-audit.md.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import httpx
 
+from tests.compat.applying import apply_creating, delete_all, reapply_unchanged
 from tests.compat.conftest import ORG, Cpln
-from tests.compat.test_typed import ok
 
 STACK = """\
 kind: gvc
@@ -105,8 +104,6 @@ spec:
     restartPolicy: Never
 """
 
-DELETE_WAIT_S = 30.0
-
 
 def test_apply_of_the_template_shapes_stores_them_as_sent(
     cpln: Cpln, api: httpx.Client, unique: str, tmp_path: Path
@@ -116,10 +113,7 @@ def test_apply_of_the_template_shapes_stores_them_as_sent(
     gvc = f"/org/{ORG}/gvc/{unique}"
     links = [gvc, f"{gvc}/workload/alerting", f"{gvc}/workload/pd", f"{gvc}/workload/backup"]
 
-    applied = ok(cpln("apply", "--file", str(manifest)))
-    for link in links:
-        assert f"Created {link}" in applied.stdout, applied.stdout
-    items = {link: api.get(link).json() for link in links}
+    items = apply_creating(cpln, api, manifest, links)
     alerting, pd, backup = (items[f"{gvc}/workload/{name}"] for name in ("alerting", "pd", "backup"))
     parked = alerting["spec"]["defaultOptions"]["autoscaling"]
     assert (parked["metric"], parked["minScale"], parked["maxScale"]) == ("cpu", 0, 0)
@@ -128,17 +122,6 @@ def test_apply_of_the_template_shapes_stores_them_as_sent(
     assert backup["spec"]["localOptions"] == [{"location": f"/org/{ORG}/location/aws-us-east-1", "suspend": False}]
     assert backup["status"]["suspendedStatus"] == "partiallySuspended"
 
-    again = ok(cpln("apply", "--file", str(manifest)))
-    assert "Created" not in again.stdout, again.stdout
-    assert {link: api.get(link).json()["version"] for link in links} == {
-        link: item["version"] for link, item in items.items()
-    }  # what was stored is what was sent, so applying it again changes nothing
+    reapply_unchanged(cpln, api, manifest, items)  # stored as sent, so applying it again changes nothing
 
-    ok(cpln("delete", "--file", str(manifest)))
-    deadline = time.monotonic() + DELETE_WAIT_S  # the CLI does not wait for the deletes to finish
-    left = links
-    while left and time.monotonic() < deadline:
-        left = [link for link in left if api.get(link).status_code != 404]
-        if left:
-            time.sleep(0.2)
-    assert left == [], f"still there after {DELETE_WAIT_S} s: {left}"
+    delete_all(cpln, api, manifest, links)

@@ -16,13 +16,12 @@ stacks (github.com/controlplane-com/examples, Apache-2.0), not copies of them:
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import httpx
 
+from tests.compat.applying import apply_creating, delete_all, reapply_unchanged
 from tests.compat.conftest import ORG, Cpln
-from tests.compat.test_typed import ok
 
 STACK = """\
 kind: gvc
@@ -106,8 +105,6 @@ spec:
         - //workload/frontend
 """
 
-DELETE_WAIT_S = 30.0
-
 
 def test_apply_of_the_vendor_shapes_stores_them_as_sent(
     cpln: Cpln, api: httpx.Client, unique: str, tmp_path: Path
@@ -117,10 +114,7 @@ def test_apply_of_the_vendor_shapes_stores_them_as_sent(
     gvc = f"/org/{ORG}/gvc/{unique}"
     links = [gvc, f"{gvc}/workload/db", f"{gvc}/workload/frontend", f"{gvc}/workload/cart"]
 
-    applied = ok(cpln("apply", "--file", str(manifest)))
-    for link in links:
-        assert f"Created {link}" in applied.stdout, applied.stdout
-    items = {link: api.get(link).json() for link in links}
+    items = apply_creating(cpln, api, manifest, links)
     db, frontend, cart = (items[f"{gvc}/workload/{name}"]["spec"] for name in ("db", "frontend", "cart"))
     assert db["rolloutOptions"] == {
         "maxSurgeReplicas": "25%",
@@ -133,17 +127,6 @@ def test_apply_of_the_vendor_shapes_stores_them_as_sent(
     assert frontend["firewallConfig"]["internal"]["inboundAllowWorkload"] == ["//workload/loadgenerator"]
     assert cart["firewallConfig"]["internal"]["inboundAllowWorkload"] == ["//workload/checkout", "//workload/frontend"]
 
-    again = ok(cpln("apply", "--file", str(manifest)))
-    assert "Created" not in again.stdout, again.stdout
-    assert {link: api.get(link).json()["version"] for link in links} == {
-        link: item["version"] for link, item in items.items()
-    }  # what was stored is what was sent, so applying it again changes nothing
+    reapply_unchanged(cpln, api, manifest, items)  # stored as sent, so applying it again changes nothing
 
-    ok(cpln("delete", "--file", str(manifest)))
-    deadline = time.monotonic() + DELETE_WAIT_S  # the CLI does not wait for the deletes to finish
-    left = links
-    while left and time.monotonic() < deadline:
-        left = [link for link in left if api.get(link).status_code != 404]
-        if left:
-            time.sleep(0.2)
-    assert left == [], f"still there after {DELETE_WAIT_S} s: {left}"
+    delete_all(cpln, api, manifest, links)

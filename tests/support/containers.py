@@ -31,9 +31,12 @@ import os
 import resource
 import shutil
 import subprocess
+import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import httpx
 
 from tests.support.paths import ROOT
 from tests.support.required import unavailable
@@ -166,6 +169,19 @@ def podman(
     if check and done.returncode != 0:
         raise AssertionError(f"podman {' '.join(args)} failed ({done.returncode}): {done.stderr.strip()}")
     return done
+
+
+def get_when_up(port: int, wait_s: float) -> httpx.Response:
+    """GET / on a port published on 127.0.0.1 once the server in the container listens,
+    retrying connection errors for up to ``wait_s`` seconds (then the last one is raised)."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            return httpx.get(f"http://127.0.0.1:{port}/", timeout=5)
+        except httpx.TransportError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
 
 
 def _image_tag() -> str:

@@ -16,7 +16,6 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
-import httpx
 import pytest
 
 from plinth.runtime.containers import (
@@ -34,7 +33,7 @@ from plinth.runtime.containers import (
 from plinth.runtime.containers.protocol import MANAGED, WORKLOAD
 from tests.aio import RunAsync
 from tests.support import containers
-from tests.support.containers import INDEX, ContainerKit, podman
+from tests.support.containers import INDEX, ContainerKit, get_when_up, podman
 
 ABSENT = "localhost/plinth-test-absent:never-built"
 KEY = os.urandom(32)
@@ -65,18 +64,6 @@ def make(test_containers: ContainerKit, request: pytest.FixtureRequest) -> Itera
     yield spec
     for name in made:
         podman("rm", "--force", "--time", "0", name, check=False)
-
-
-def _get_when_up(port: int) -> httpx.Response:
-    """GET / on the published port once the server in the container listens."""
-    deadline = time.monotonic() + READY_WAIT_S
-    while True:
-        try:
-            return httpx.get(f"http://127.0.0.1:{port}/", timeout=5)
-        except httpx.TransportError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
 
 
 async def _until_exited(engine: CliEngine, name: str) -> Any:
@@ -110,7 +97,7 @@ def test_run_publishes_on_loopback_labels_and_limits(engine: CliEngine, make: An
     info = run_async(engine.run(spec))
     assert info.running and info.name == spec.name
     assert set(info.ports) == {8080}
-    response = _get_when_up(info.ports[8080])
+    response = get_when_up(info.ports[8080], READY_WAIT_S)
     assert response.status_code == 200 and response.content == INDEX
     assert info.labels[MANAGED] == "true"
     assert info.labels[WORKLOAD] == "web" and info.labels["plinth.org"] == "org1"

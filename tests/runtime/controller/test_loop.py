@@ -20,7 +20,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from plinth.runtime.containers import CliEngine, ContainerInfo
@@ -28,7 +27,7 @@ from plinth.runtime.containers.protocol import ORG, WORKLOAD
 from plinth.runtime.controller import ControlLoop, Informer
 from tests.aio import RunAsync
 from tests.support import pg
-from tests.support.containers import INDEX, TEST_RUN, ContainerKit, podman
+from tests.support.containers import INDEX, TEST_RUN, ContainerKit, get_when_up, podman
 from tests.support.server import ServerProcess, start_server
 
 KEY = os.urandom(32)  # the loops of this module share it, as restarts of one controller would
@@ -173,17 +172,6 @@ def _workload(name: str, kit: ContainerKit, replicas: int, env: dict[str, str] |
     }
 
 
-def _get_when_up(port: int) -> httpx.Response:
-    deadline = time.monotonic() + WAIT_S
-    while True:
-        try:
-            return httpx.get(f"http://127.0.0.1:{port}/", timeout=5)
-        except httpx.TransportError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
-
-
 def _env_of(run_async: RunAsync, name: str, variable: str) -> str:
     result = run_async(_engine().exec(name, ["sh", "-c", f'echo "${variable}"']))
     return bytes(result.stdout).decode().strip()
@@ -199,7 +187,7 @@ def test_a_workload_written_through_the_api_runs_rolls_scales_and_goes(
         infos = _containers(run_async, server, kit, "web")
         assert sorted(c.labels["plinth.replica"] for c in infos) == ["web-0", "web-1"]
         assert {c.labels["plinth.location"] for c in infos} == {LOCATION}
-        assert _get_when_up(infos[0].ports[8080]).content == INDEX
+        assert get_when_up(infos[0].ports[8080], WAIT_S).content == INDEX
 
         # A new env value is a new template: both replicas are replaced, and run it.
         patch = {"spec": {"containers": _workload("web", kit, 2, env={"COLOUR": "blue"})["spec"]["containers"]}}

@@ -11,19 +11,17 @@ from __future__ import annotations
 
 import os
 import shutil
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-import httpx
 import pytest
 
 from plinth.runtime.containers import CliEngine, ContainerInfo, ExecResult, ReplicaSpec
 from plinth.runtime.containers.protocol import MANAGED, WORKLOAD
 from plinth.runtime.controller import REPLICA, ReconcileReport, engine_name, plan_workload, reconcile
 from tests.aio import RunAsync
-from tests.support.containers import INDEX, TEST_RUN, ContainerKit, podman
+from tests.support.containers import INDEX, TEST_RUN, ContainerKit, get_when_up, podman
 
 KEY = os.urandom(32)
 LOCATION = "aws-us-west-2"
@@ -93,17 +91,6 @@ def _ids(infos: Mapping[str, ContainerInfo]) -> dict[str, str]:
     return {name: info.id for name, info in infos.items()}
 
 
-def _get_when_up(port: int) -> httpx.Response:
-    deadline = time.monotonic() + READY_WAIT_S
-    while True:
-        try:
-            return httpx.get(f"http://127.0.0.1:{port}/", timeout=5)
-        except httpx.TransportError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
-
-
 @pytest.fixture(scope="module")
 def web(test_containers: ContainerKit, engine: CliEngine) -> Iterator[tuple[World, dict[str, Any], dict[str, str]]]:
     """Two standard replicas made from nothing by one pass, shared by the tests that only look."""
@@ -130,7 +117,7 @@ def test_a_pass_creates_the_replicas_running_labelled_and_reachable(
         assert info.labels[MANAGED] == "true" and info.labels[WORKLOAD] == "web"
         assert info.labels["plinth.org"] == world.org and info.labels["plinth.location"] == LOCATION
         assert set(info.ports) == {8080}
-        assert _get_when_up(info.ports[8080]).content == INDEX
+        assert get_when_up(info.ports[8080], READY_WAIT_S).content == INDEX
     # The engine name is the plan's name plus the spec's digest.
     desired = world.desired(world.workload("web", replicas=2))
     assert sorted(engine_name(spec, engine) for spec in desired) == sorted(ids)
