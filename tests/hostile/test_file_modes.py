@@ -94,21 +94,21 @@ def test_a_store_left_readable_by_an_older_plinth_is_made_private_at_start(tmp_p
 def test_a_database_named_by_url_is_private_but_its_directory_is_left_alone(tmp_path: Path) -> None:
     """``--database-url sqlite:///...`` names a file in a directory of the operator's: the file
     and its WAL are made private, the directory (maybe shared) keeps its mode."""
-    shared = tmp_path / "shared"
-    shared.mkdir()
-    os.chmod(shared, 0o755)
-    key_file = shared / "keys"
+    operators_dir = tmp_path / "operators-dir"
+    operators_dir.mkdir()
+    os.chmod(operators_dir, 0o755)
+    key_file = operators_dir / "keys"
     key_file.write_text(key_file_text([generate_key()]))
-    store = ("--database-url", f"sqlite:///{shared / 'x.db'}", "--secrets-key-file", str(key_file))
+    store = ("--database-url", f"sqlite:///{operators_dir / 'x.db'}", "--secrets-key-file", str(key_file))
     with umask(0o000):
         server = start_server(tmp_path / "data", extra_args=store)
         try:
             # A rotation rewrites the key file beside it: 0600, and the directory still the operator's.
             rotated = plinth("secrets", "rotate-key", *store)
             assert rotated.returncode == 0, rotated.stderr
-            assert mode(shared) == 0o755
+            assert mode(operators_dir) == 0o755
             for name in ("x.db", "x.db-wal", "x.db-shm", "keys"):
-                assert mode(shared / name) == 0o600, f"{name}: {oct(mode(shared / name))}"
+                assert mode(operators_dir / name) == 0o600, f"{name}: {oct(mode(operators_dir / name))}"
         finally:
             server.stop()
 
