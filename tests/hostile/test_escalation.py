@@ -16,23 +16,17 @@ import httpx
 import pytest
 
 from tests.api.authz_support import bearer, ok, service_account_with_key
-from tests.support.server import ServerProcess, serving
+from tests.support.server import ServerProcess
 
 ORG = "acme"
 POLICY = f"/org/{ORG}/policy"
 _n = itertools.count()
 
 
-@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with serving(request.param, tmp_path_factory.mktemp("escalation")) as proc:
-        yield proc
-
-
 @pytest.fixture(scope="module")
-def admin(server: ServerProcess) -> Iterator[httpx.Client]:
-    with server.client() as api:
-        yield api
+def admin(api: httpx.Client) -> httpx.Client:
+    """The module's server (tests/hostile/conftest.py, once per store) as its admin."""
+    return api
 
 
 class Principal:
