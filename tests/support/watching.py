@@ -44,6 +44,10 @@ class WatchReader:
         self._response = self._client.send(request, stream=True)
         self.status = self._response.status_code
         self.sse_ids: list[str] = []
+        #: What stopped the reading thread other than the stream's end, if anything.
+        self.failure: Exception | None = None
+        #: How many events have arrived, bookmarks included (for the message of a wait that fails).
+        self.received = 0
         if self.status != 200:
             self.error_body = orjson.loads(self._response.read())
             self._response.close()
@@ -62,6 +66,8 @@ class WatchReader:
                         self._events.put(orjson.loads(line))
         except (httpx.HTTPError, RuntimeError):
             pass
+        except Exception as exc:  # a line that is not JSON: the test says so instead of waiting
+            self.failure = exc
         self._events.put(None)
 
     def _sse_blocks(self) -> Any:
@@ -82,9 +88,16 @@ class WatchReader:
     def next(self, timeout: float = PATIENCE_S) -> Event | None:
         """The next event, or ``None`` when the stream has ended."""
         try:
-            return self._events.get(timeout=timeout)
+            event = self._events.get(timeout=timeout)
         except queue.Empty as exc:
-            raise AssertionError(f"no event within {timeout} s") from exc
+            alive = self._thread.is_alive()
+            raise AssertionError(
+                f"no event within {timeout} s (after {self.received} events; reader alive: {alive})"
+            ) from exc
+        if event is None and self.failure is not None:
+            raise AssertionError(f"the stream could not be read: {self.failure!r}") from self.failure
+        self.received += event is not None
+        return event
 
     def changes(self, count: int) -> list[Event]:
         """The next ``count`` events other than bookmarks."""
