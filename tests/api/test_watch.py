@@ -46,8 +46,10 @@ def api(server: ServerProcess) -> Iterator[httpx.Client]:
         yield client
 
 
-def _watch(server: ServerProcess, path: str, token: str | None = None, **params: str) -> WatchReader:
-    return WatchReader(server.url, path, token or server.key, params)
+def _watch(
+    server: ServerProcess, path: str, token: str | None = None, *, wait_for_room: bool = True, **params: str
+) -> WatchReader:
+    return WatchReader(server.url, path, token or server.key, params, wait_for_room=wait_for_room)
 
 
 def _gvc(api: httpx.Client, org: str, name: str, **fields: Any) -> dict[str, Any]:
@@ -279,17 +281,19 @@ def test_a_revoked_key_ends_its_streams_with_401(server: ServerProcess, api: htt
 def test_a_principal_holds_a_bounded_number_of_watches(server: ServerProcess, api: httpx.Client, unique: str) -> None:
     org = server.org
     key, first = _granted_watch(server, api, unique)
-    readers = [first] + [_watch(server, f"/org/{org}/gvc", key) for _ in range(LIMIT - 1)]
+    readers = [first] + [_watch(server, f"/org/{org}/gvc", key, wait_for_room=False) for _ in range(LIMIT - 1)]
     try:
         assert [r.status for r in readers] == [200] * LIMIT
-        refused = _watch(server, f"/org/{org}/gvc", key)
+        refused = _watch(server, f"/org/{org}/gvc", key, wait_for_room=False)
         assert refused.status == 429 and refused.error_body["code"] == "too_many_requests"
         assert _watch(server, f"/org/{org}/gvc").status == 200  # another principal is not held back
     finally:
         for reader in readers:
             reader.close()
     deadline = time.monotonic() + 30
-    while (again := _watch(server, f"/org/{org}/gvc", key)).status != 200 and time.monotonic() < deadline:
+    while (
+        again := _watch(server, f"/org/{org}/gvc", key, wait_for_room=False)
+    ).status != 200 and time.monotonic() < deadline:
         time.sleep(0.1)  # closed streams are released once the server notices the disconnect
     again.close()
     assert again.status == 200

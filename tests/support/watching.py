@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -31,7 +32,13 @@ class WatchReader:
         headers: dict[str, str] | None = None,
         method: str = "GET",
         body: Any = None,
+        wait_for_room: bool = True,
     ):
+        """``wait_for_room``: on a 429 for the per-principal bound on open watches, try again
+        after its ``Retry-After`` (as a client does), for up to :data:`PATIENCE_S`: the server
+        releases a closed stream only once it notices the disconnect, so a test that opens a
+        watch just after closing others may find them still counted. ``False`` for a test of
+        the bound itself."""
         self._events: queue.Queue[Event | None] = queue.Queue()
         self.status: int | None = None
         self.error_body: Any = None
@@ -41,8 +48,16 @@ class WatchReader:
             hdrs["Accept"] = "text/event-stream"
         self._client = httpx.Client(base_url=base_url, headers=hdrs, timeout=httpx.Timeout(PATIENCE_S, read=None))
         request = self._client.build_request(method, path, params={"watch": "true", **(params or {})}, json=body)
-        self._response = self._client.send(request, stream=True)
-        self.status = self._response.status_code
+        deadline = time.monotonic() + PATIENCE_S
+        while True:
+            self._response = self._client.send(request, stream=True)
+            self.status = self._response.status_code
+            if not (wait_for_room and self.status == 429 and time.monotonic() < deadline):
+                break
+            retry_after = float(self._response.headers.get("retry-after", "1"))
+            self._response.close()
+            time.sleep(min(retry_after, 0.2))
+        self._thread: threading.Thread | None = None
         self.sse_ids: list[str] = []
         #: What stopped the reading thread other than the stream's end, if anything.
         self.failure: Exception | None = None
@@ -87,6 +102,8 @@ class WatchReader:
 
     def next(self, timeout: float = PATIENCE_S) -> Event | None:
         """The next event, or ``None`` when the stream has ended."""
+        if self._thread is None:
+            raise AssertionError(f"the watch was refused: {self.status} {self.error_body}")
         try:
             event = self._events.get(timeout=timeout)
         except queue.Empty as exc:
