@@ -28,7 +28,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from plinth.auth.jwks import JwksError, KeyCache, issuer_loader, parse_jwks
 from plinth.auth.oidc import IdTokenVerifier
 from plinth.auth.tokens import InvalidToken
-from plinth.cli.serve import serve_command
+from plinth.cli.store.serve import serve_command
 from tests.aio import RunAsync
 from tests.support.oidc_issuer import AUDIENCE, Issuer, rsa_key
 from tests.support.server import ServerProcess, free_port, start_server

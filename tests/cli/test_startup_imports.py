@@ -32,7 +32,7 @@ HEAVY = [
     "plinth.auth",
     "plinth.kinds",
     "plinth.convert",
-    "plinth.cli.serve",
+    "plinth.cli.store",
     "plinth.cli.output.jsyaml",
     "plinth.cli.output.text",
     "plinth.cli.editor",
@@ -76,13 +76,13 @@ def test_rest_get_json_imports_no_heavy_module(tmp_path: Path) -> None:
 def test_help_imports_no_subcommand(tmp_path: Path) -> None:
     code, modules = run_probe(["--help"], tmp_path)
     assert code == 0
-    assert not {"plinth.cli.rest", "plinth.cli.profile_cmd", "plinth.cli.serve", "plinth.client"} & modules
+    assert not {"plinth.cli.commands", "plinth.cli.store", "plinth.client"} & modules
 
 
 #: What ``plinth get`` and a completion request may import beyond ``plinth rest get``: their
 #: own small modules, and click's completion support.
 OWN_MODULES = {
-    "plinth.cli.get_cmd",
+    "plinth.cli.commands.get",
     "plinth.cli.get_run",
     "plinth.cli.kindnames",
     "plinth.cli.completion",

@@ -506,7 +506,7 @@ def _template_kind(doc: dict[str, Any], template: str) -> str | None:
 
 
 async def _exercise(doc: dict[str, Any], data_dir: Path) -> set[tuple[str, str]]:
-    from plinth.cli.serve import bootstrap
+    from plinth.cli.store.serve import bootstrap
     from plinth.server.app import PlinthApp
     from plinth.server.settings import Settings
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from plinth.cli.serve import serve_command
+from plinth.cli.store.serve import serve_command
 from plinth.server.settings import Settings
 from tests.support.server import ServerProcess, start_server
 

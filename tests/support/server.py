@@ -28,7 +28,7 @@ def tls_verify(verify: bool | str) -> bool | ssl.SSLContext:
     return ssl.create_default_context(cafile=verify) if isinstance(verify, str) else verify
 
 
-#: The announcement ``plinth serve`` prints once it holds its port (``cli/serve.py``).
+#: The announcement ``plinth serve`` prints once it holds its port (``cli/store/serve.py``).
 ANNOUNCED = re.compile(r"Plinth serving https?://[^\s:]+:(\d+)")
 
 

@@ -28,6 +28,7 @@ from plinth.cli.batch import SKIPPED, run_plan
 from plinth.cli.errors import BatchFailed, CliError
 from plinth.cli.manifests import Document, Placement, read_documents
 from plinth.cli.plan import Step, plan, reverse_plan
+from plinth.cli.prune import prune_candidates
 from plinth.cli.rest_run import connector
 from plinth.cli.settings import RequestFlags, Settings, context_value, resolve
 from plinth.cli.state import RunState
@@ -92,8 +93,6 @@ def run_apply(state: RunState, call: FilesCall) -> None:
     documents = load(session)
     run_steps(session, plan(documents), apply_one(call.dry_run), "applied")
     if call.prune and call.selector is not None:
-        from plinth.cli.prune import run_prune
-
         run_prune(session, documents, call.selector)
 
 
@@ -152,3 +151,43 @@ def run_steps(session: Session, steps: list[Step], action: Callable[[ApiClient, 
         if skipped:
             summary += f", {skipped} not tried (--continue-on-error goes on after a failure)"
         raise BatchFailed(summary, failures)
+
+
+def run_prune(session: Session, documents: list[Document], selector: tuple[str, str]) -> None:
+    """List, confirm and delete the items to prune."""
+    call = session.call
+    client = session.connect()
+    try:
+        candidates = prune_candidates(client, documents, session.org, *selector)
+    finally:
+        client.close()
+    if not candidates:
+        return
+    steps = reverse_plan(candidates)
+    if call.dry_run:
+        for step in steps:
+            session.say(f"{step.document.label} would be pruned (dry run)")
+        return
+    if not call.yes:
+        _confirm(session, [step.document.label for step in steps], "=".join(selector))
+    run_steps(session, steps, _pruned(delete_one(False)), "pruned")
+
+
+def _pruned(delete: Any) -> Any:
+    def action(client: ApiClient, document: Document) -> str:
+        return "pruned" if delete(client, document) == "deleted" else "already gone"
+
+    return action
+
+
+def _confirm(session: Session, labels: list[str], selector: str) -> None:
+    env = session.state.env
+    listing = "\n".join(f"  {label}" for label in labels)
+    question = f"These {len(labels)} items carry {selector} but are not in the files:\n{listing}\n"
+    if not env.stdin_isatty:
+        raise CliError(question + "Not pruned: confirm with --yes (standard input is not a terminal to ask on)")
+    env.stderr.write(question + "Delete them? [y/N] ")
+    env.stderr.flush()
+    answer = env.stdin.readline().strip().lower()
+    if answer not in ("y", "yes"):
+        raise CliError("Not pruned.")

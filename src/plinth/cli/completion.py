@@ -1,4 +1,4 @@
-"""Shell completion: ``plinth completion bash|zsh|fish`` prints the script, and the values it offers.
+"""Shell completion: the values a shell is offered (the script is ``commands/completion.py``'s).
 
 The scripts are click's (``click.shell_completion``): the shell runs ``plinth`` again with
 ``_PLINTH_COMPLETE=<shell>_complete`` and the words typed so far, and click answers with the
@@ -34,29 +34,8 @@ import click
 
 from plinth.cli.kindnames import KINDS, canonical_kind, gvc_scoped
 
-SHELLS = ("bash", "zsh", "fish")
 CACHE_TTL_S = 5.0
 TIMEOUT_S = 2.0
-COMPLETE_VAR = "_PLINTH_COMPLETE"
-
-
-@click.command(
-    "completion",
-    short_help="Print a shell completion script (bash, zsh, fish)",
-    help="Print the completion script for SHELL. Load it from your shell's start-up file, e.g. "
-    "'eval \"$(plinth completion bash)\"' in ~/.bashrc, 'eval \"$(plinth completion zsh)\"' in ~/.zshrc, "
-    "or 'plinth completion fish > ~/.config/fish/completions/plinth.fish'.",
-)
-@click.argument("shell", type=click.Choice(SHELLS))
-def completion_command(shell: str) -> None:
-    from click.shell_completion import get_completion_class
-
-    ctx = click.get_current_context()
-    root = ctx.find_root()
-    completer = get_completion_class(shell)
-    assert completer is not None  # the three shells above are click's own
-    script = completer(root.command, {}, root.info_name or "plinth", COMPLETE_VAR).source()
-    root.obj.env.stdout.write(script if script.endswith("\n") else script + "\n")
 
 
 def complete_values(what: str, ctx: click.Context, incomplete: str) -> list[str]:
@@ -78,7 +57,7 @@ def _values(what: str, ctx: click.Context) -> list[str]:
         from plinth.cli.profiles import ProfileStore
 
         return ProfileStore(env.config_dir).names()
-    from plinth.cli.get_cmd import item_path
+    from plinth.cli.get_run import item_path
     from plinth.cli.settings import RequestFlags, context_value, resolve
 
     params = ctx.params

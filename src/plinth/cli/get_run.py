@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from plinth.cli.errors import CliError
-from plinth.cli.get_cmd import item_path
 from plinth.cli.kindnames import gvc_scoped
 from plinth.cli.output import get_formatter
 from plinth.cli.rest_run import RestCall, collect_pages, note_more, open_client, run_rest, write_document
@@ -56,3 +55,11 @@ def _get_several(
             note_more(state, settings, flags)
     finally:
         client.close()
+
+
+def item_path(kind: str, org: str | None, gvc: str | None, name: str | None = None) -> str:
+    """The API path of a kind's collection (``name`` ``None``) or of one item."""
+    if kind == "org":
+        return "/org" + (f"/{name}" if name else "")
+    base = f"/org/{org}/gvc/{gvc}/{kind}" if gvc and gvc_scoped(kind) else f"/org/{org}/{kind}"
+    return base + (f"/{name}" if name else "")

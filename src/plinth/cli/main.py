@@ -26,18 +26,24 @@ from plinth.cli.lazy import LazyGroup
 from plinth.cli.state import RunState
 
 COMMANDS = {
-    "rest": ("plinth.cli.rest:rest_group", "Submit REST requests against the API"),
-    "apply": ("plinth.cli.apply_cmd:apply_command", "Create or update the items of files (YAML or JSON)"),
-    "delete": ("plinth.cli.apply_cmd:delete_command", "Delete the items of files, in the reverse order of apply"),
-    "get": ("plinth.cli.get_cmd:get_command", "Show items of a kind: plinth get KIND [NAME...]"),
-    "completion": ("plinth.cli.completion:completion_command", "Print a shell completion script (bash, zsh, fish)"),
-    "profile": ("plinth.cli.profile_cmd:profile_group", "Manage connection profiles"),
-    "serve": ("plinth.cli.serve:serve_command", "Run the Plinth API server"),
-    "export": ("plinth.cli.transfer:export_command", "Write a whole store as JSON lines"),
-    "import": ("plinth.cli.transfer:import_command", "Load an export into a new, empty store"),
-    "backup": ("plinth.cli.backup_cmd:backup_command", "Back up a SQLite store while its server serves"),
-    "signing-key": ("plinth.cli.signing_key:signing_key_command", "Rotate the key that signs service account keys"),
-    "secrets": ("plinth.cli.secrets_cmd:secrets_command", "Rotate and check the keys that seal secrets at rest"),
+    "rest": ("plinth.cli.commands.rest:rest_group", "Submit REST requests against the API"),
+    "apply": ("plinth.cli.commands.apply:apply_command", "Create or update the items of files (YAML or JSON)"),
+    "delete": ("plinth.cli.commands.apply:delete_command", "Delete the items of files, in the reverse order of apply"),
+    "get": ("plinth.cli.commands.get:get_command", "Show items of a kind: plinth get KIND [NAME...]"),
+    "completion": (
+        "plinth.cli.commands.completion:completion_command",
+        "Print a shell completion script (bash, zsh, fish)",
+    ),
+    "profile": ("plinth.cli.commands.profile:profile_group", "Manage connection profiles"),
+    "serve": ("plinth.cli.store.serve:serve_command", "Run the Plinth API server"),
+    "export": ("plinth.cli.store.transfer:export_command", "Write a whole store as JSON lines"),
+    "import": ("plinth.cli.store.transfer:import_command", "Load an export into a new, empty store"),
+    "backup": ("plinth.cli.store.backup:backup_command", "Back up a SQLite store while its server serves"),
+    "signing-key": (
+        "plinth.cli.store.signing_key:signing_key_command",
+        "Rotate the key that signs service account keys",
+    ),
+    "secrets": ("plinth.cli.store.secrets:secrets_command", "Rotate and check the keys that seal secrets at rest"),
 }
 
 

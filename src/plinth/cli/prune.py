@@ -10,23 +10,21 @@ Those items are listed first (``would prune`` with ``--dry-run``, which stops th
 unless ``--yes``, the user is asked on the terminal, and a run whose standard input is not a
 terminal stops with an error rather than delete anything unasked. They are deleted in the
 order ``plan.reverse_plan`` gives (what links to an item goes before it).
+
+This module finds the items; ``apply_run.run_prune`` lists, confirms and deletes them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from plinth.cli.errors import CliError
 from plinth.cli.kindnames import gvc_scoped
 from plinth.cli.manifests import Document
-from plinth.cli.plan import reverse_plan
 from plinth.cli.rest_run import collect_pages
 from plinth.client import ApiClient
 from plinth.client.jsvalues import js_string
 from plinth.meta import collection_href
-
-if TYPE_CHECKING:
-    from plinth.cli.apply_run import Session
 
 
 def parse_selector(text: str) -> tuple[str, str]:
@@ -61,45 +59,3 @@ def prune_candidates(client: ApiClient, documents: list[Document], org: str, tag
                 if document.href not in kept:
                     found.append(document)
     return found
-
-
-def run_prune(session: Session, documents: list[Document], selector: tuple[str, str]) -> None:
-    """List, confirm and delete the items to prune."""
-    from plinth.cli.apply_run import delete_one, run_steps
-
-    call = session.call
-    client = session.connect()
-    try:
-        candidates = prune_candidates(client, documents, session.org, *selector)
-    finally:
-        client.close()
-    if not candidates:
-        return
-    steps = reverse_plan(candidates)
-    if call.dry_run:
-        for step in steps:
-            session.say(f"{step.document.label} would be pruned (dry run)")
-        return
-    if not call.yes:
-        _confirm(session, [step.document.label for step in steps], "=".join(selector))
-    run_steps(session, steps, _pruned(delete_one(False)), "pruned")
-
-
-def _pruned(delete: Any) -> Any:
-    def action(client: ApiClient, document: Document) -> str:
-        return "pruned" if delete(client, document) == "deleted" else "already gone"
-
-    return action
-
-
-def _confirm(session: Session, labels: list[str], selector: str) -> None:
-    env = session.state.env
-    listing = "\n".join(f"  {label}" for label in labels)
-    question = f"These {len(labels)} items carry {selector} but are not in the files:\n{listing}\n"
-    if not env.stdin_isatty:
-        raise CliError(question + "Not pruned: confirm with --yes (standard input is not a terminal to ask on)")
-    env.stderr.write(question + "Delete them? [y/N] ")
-    env.stderr.flush()
-    answer = env.stdin.readline().strip().lower()
-    if answer not in ("y", "yes"):
-        raise CliError("Not pruned.")

@@ -1,6 +1,6 @@
 """Running a ``plinth rest`` verb: options in, one request (or a few) out, the answer printed.
 
-``run_rest`` is the whole behaviour of the seven subcommands; ``rest.py`` only declares their
+``run_rest`` is the whole behaviour of the seven subcommands; ``commands/rest.py`` only declares their
 options. Failures are raised, never printed: ``main`` reports them (the ``RunState`` tells it
 which ``-o`` the user asked for).
 """

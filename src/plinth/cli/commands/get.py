@@ -10,7 +10,7 @@
 - ``--watch`` is served by the watch stream of ``plinth rest get --watch`` (issue 12): this
   command only builds the path and hands it over (:func:`run_get`).
 
-The output options are ``rest get``'s (``rest.typed_options``). Typing a path stays ``plinth rest``.
+The output options are ``rest get``'s (``options.typed_options``). Typing a path stays ``plinth rest``.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from typing import Any
 
 import click
 
-from plinth.cli.kindnames import KINDS, canonical_kind, gvc_scoped
-from plinth.cli.rest import complete_lazily, flags_from, typed_options
+from plinth.cli.kindnames import KINDS, canonical_kind
+from plinth.cli.options import complete_lazily, flags_from, typed_options
 
 
 @click.command(
@@ -41,11 +41,3 @@ def get_command(**options: Any) -> None:
 
     state = click.get_current_context().find_root().obj
     run_get(state, kind, tuple(options["names"]), flags_from(options), options["org"], options["gvc"], options["watch"])
-
-
-def item_path(kind: str, org: str | None, gvc: str | None, name: str | None = None) -> str:
-    """The API path of a kind's collection (``name`` ``None``) or of one item."""
-    if kind == "org":
-        return "/org" + (f"/{name}" if name else "")
-    base = f"/org/{org}/gvc/{gvc}/{kind}" if gvc and gvc_scoped(kind) else f"/org/{org}/{kind}"
-    return base + (f"/{name}" if name else "")

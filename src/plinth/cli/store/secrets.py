@@ -24,7 +24,7 @@ from typing import Any
 import click
 
 from plinth.cli.errors import CliError
-from plinth.cli.transfer import secrets_key_file_option, store_options
+from plinth.cli.store.transfer import secrets_key_file_option, store_options
 
 key_file_option = secrets_key_file_option("The key file the servers use (default on SQLite: secrets.key in --data-dir)")
 
@@ -66,7 +66,7 @@ def store_sealer(secrets_key_file: Path | None, data_dir: Path, database_url: st
 
 
 async def _with_store(data_dir: Path, database_url: str | None, work: Callable[[Any], Any]) -> Any:
-    from plinth.cli.transfer import open_store
+    from plinth.cli.store.transfer import open_store
 
     storage = await open_store(data_dir, database_url)
     try:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import click
 
-from plinth.cli.secrets_cmd import key_file_option, store_sealer
-from plinth.cli.transfer import store_options
+from plinth.cli.store.secrets import key_file_option, store_sealer
+from plinth.cli.store.transfer import store_options
 
 
 @click.group("signing-key")

@@ -22,8 +22,8 @@ from typing import Any
 
 import click
 
-from plinth.cli.serve_watch import watch_options
-from plinth.cli.transfer import secrets_key_file_option
+from plinth.cli.store.serve_watch import watch_options
+from plinth.cli.store.transfer import secrets_key_file_option
 from plinth.kinds.base import DEFAULT_BASE_DOMAIN
 from plinth.server.settings import RATE_BURST, RATE_LIMIT, REQUEST_TIMEOUT_S, SHUTDOWN_GRACE_S, Settings
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from plinth.cli.rest import F, flags_from, typed_options
+from plinth.cli.options import F, flags_from, typed_options
 
 FILES_HELP = "A file, a directory (its *.yaml, *.yml, *.json in name order) or - for standard input; repeatable"
 

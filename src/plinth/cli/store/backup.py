@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from plinth.cli.errors import CliError
-from plinth.cli.transfer import store_options
+from plinth.cli.store.transfer import store_options
 from plinth.storage.backup import BackupError, backup_sqlite
 
 _SQLITE_FILE = "plinth.db"
