@@ -353,10 +353,11 @@ class KindSpec:
     #: column titles of the official CLI's ``-o text`` table.
     terraform_resource: str | None = ""
     text_columns: tuple[str, ...] = ()
-    #: Permission name -> description; and which permissions each one implies. A kind takes
-    #: both from ``plinth.kinds.permissions.PERMISSIONS`` (policies validate bindings there).
-    permissions: Mapping[str, str] = field(default_factory=lambda: dict(BASIC_PERMISSIONS))
-    implied: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: dict(BASIC_IMPLIED))
+    #: Permission name -> description; and which permissions each one implies. A kind declares
+    #: both with ``**declare_permissions(...)`` (``kinds/permissions.py``), or keeps the basic
+    #: set; policies validate bindings against them (``plinth.kinds.PERMISSIONS``).
+    permissions: Mapping[str, str] = field(default_factory=lambda: BASIC_PERMISSIONS)
+    implied: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: BASIC_IMPLIED)
     #: Properties a query term may name (besides ``tags`` and ``spec.*`` paths).
     query_properties: tuple[str, ...] = COMMON_QUERY_PROPERTIES
     verbs: frozenset[str] = CRUD_VERBS

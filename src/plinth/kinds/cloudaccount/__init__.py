@@ -33,7 +33,7 @@ from plinth.kinds.cloudaccount.rules import (
     validate_cloudaccount,
     validate_secret_type,
 )
-from plinth.kinds.permissions import permission_fields
+from plinth.kinds.permissions import declare_permissions
 
 INSTRUCTIONS = KindAction(
     operation_id="getCloudaccountInstructions",
@@ -55,7 +55,11 @@ CLOUDACCOUNT = KindSpec(
     references=cloudaccount_references,
     validate_resolved=validate_secret_type,
     compute_status=cloudaccount_status,
-    **permission_fields("cloudaccount"),
+    # Permissions: browse implies view, and edit implies it (docs.controlplane.com/reference/cloudaccount).
+    **declare_permissions(
+        extra={"browse": "Browse the cloud account's resources"},
+        implied={"browse": ("view",), "edit": ("browse", "view")},
+    ),
     query_properties=(*COMMON_QUERY_PROPERTIES, "provider"),
     actions=(INSTRUCTIONS,),
     example=KindExample(

@@ -23,7 +23,6 @@ from plinth.kinds.domain.names import domain_name_rule
 from plinth.kinds.domain.prepare import prepare_domain
 from plinth.kinds.domain.rules import validate_domain
 from plinth.kinds.domain.status import compute_domain_status
-from plinth.kinds.permissions import permission_fields
 
 DOMAIN = KindSpec(
     name="domain",
@@ -33,7 +32,6 @@ DOMAIN = KindSpec(
     title="Domain",
     spec_model=DomainSpec,
     name_rule=domain_name_rule,
-    **permission_fields("domain"),
     prepare=prepare_domain,
     validate=validate_domain,
     compute_status=compute_domain_status,
