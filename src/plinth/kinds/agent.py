@@ -90,6 +90,7 @@ AGENT = KindSpec(
     ),
     query_properties=COMMON_QUERY_PROPERTIES,
     actions=(INFO,),
+    template={"name": "", "description": "", "tags": {}},
     example=KindExample(
         valid={"name": "agent{n}", "description": "Datacenter 1", "tags": {"site": "dc1"}},
         invalid=(

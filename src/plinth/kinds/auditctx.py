@@ -48,6 +48,7 @@ AUDITCTX = KindSpec(
         without=("delete",),
     ),
     query_properties=(*COMMON_QUERY_PROPERTIES, "origin"),
+    template={"name": "", "description": "", "tags": {}},
     example=KindExample(
         valid={"name": "ctx{n}", "description": "Payments audit trail", "tags": {"team": "payments"}},
         invalid=(

@@ -133,6 +133,7 @@ GROUP = KindSpec(
     members=group_members,
     member_query=group_member_query,
     query_properties=(*COMMON_QUERY_PROPERTIES, "origin"),
+    template={"name": "", "description": "", "tags": {}, "memberLinks": []},
     example=KindExample(
         valid={"name": "grp{n}", "memberLinks": ["//serviceaccount/sa{n}"]},
         invalid=(

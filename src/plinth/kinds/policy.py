@@ -212,6 +212,14 @@ POLICY = KindSpec(
     forget=forget_principal,
     confers=policy_confers,
     query_properties=(*COMMON_QUERY_PROPERTIES, "origin", "targetKind"),
+    template={
+        "name": "",
+        "description": "",
+        "tags": {},
+        "targetKind": "gvc",
+        "targetLinks": [],
+        "bindings": [{"permissions": ["view"], "principalLinks": ["//group/viewers"]}],
+    },
     example=KindExample(
         valid={
             "name": "pol{n}",

@@ -80,6 +80,8 @@ SERVICEACCOUNT = KindSpec(
             response="NewServiceAccountKey",
         ),
     ),
+    short_names=("sa",),
+    template={"name": "", "description": "", "tags": {}},
     example=KindExample(
         valid={"name": "sa{n}", "description": "a robot"},
         invalid=(({"name": "sa{n}", "description": "x" * 251}, "description"), ({"name": "Sa{n}"}, "name")),

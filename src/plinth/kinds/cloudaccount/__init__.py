@@ -62,6 +62,13 @@ CLOUDACCOUNT = KindSpec(
     ),
     query_properties=(*COMMON_QUERY_PROPERTIES, "provider"),
     actions=(INSTRUCTIONS,),
+    template={
+        "name": "",
+        "description": "",
+        "tags": {},
+        "provider": "aws",
+        "data": {"roleArn": "arn:aws:iam::123456789012:role/cpln-{org}"},
+    },
     example=KindExample(
         valid={
             "name": "aws{n}",

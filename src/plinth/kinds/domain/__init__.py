@@ -46,6 +46,21 @@ DOMAIN = KindSpec(
         "spec.acceptAllHosts",
         "spec.acceptAllSubdomains",
     ),
+    template={
+        "name": "",
+        "description": "",
+        "tags": {},
+        "spec": {
+            "dnsMode": "cname",
+            "ports": [
+                {
+                    "number": 443,
+                    "protocol": "http2",
+                    "routes": [{"prefix": "/", "workloadLink": "//gvc/{gvc}/workload/web"}],
+                }
+            ],
+        },
+    },
     example=KindExample(
         valid={
             "name": "d{n}.example.com",

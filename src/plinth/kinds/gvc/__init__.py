@@ -61,6 +61,12 @@ GVC = KindSpec(
         "spec.keda.enabled",
         "spec.domain",
     ),
+    template={
+        "name": "",
+        "description": "",
+        "tags": {},
+        "spec": {"staticPlacement": {"locationLinks": ["//location/aws-us-east-1"]}, "env": []},
+    },
     example=KindExample(
         valid={"name": "g{n}", "spec": {"loadBalancer": {"dedicated": True}}},
         invalid=(

@@ -62,6 +62,13 @@ IDENTITY = KindSpec(
         "gvc",
         *(f"{provider}.cloudAccountLink" for provider in PROVIDERS),
     ),
+    short_names=("id",),
+    template={
+        "name": "",
+        "description": "",
+        "tags": {},
+        "networkResources": [{"name": "db", "FQDN": "db.example.com", "ports": [5432]}],
+    },
     example=KindExample(
         valid={
             "name": "id{n}",

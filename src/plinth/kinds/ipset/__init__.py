@@ -42,6 +42,12 @@ IPSET = KindSpec(
     compute_status=compute_ipset_status,
     status_inputs=frozenset({"workload", "gvc"}),
     query_properties=COMMON_QUERY_PROPERTIES,
+    template={
+        "name": "",
+        "description": "",
+        "tags": {},
+        "spec": {"link": "//gvc/{gvc}", "locations": [{"name": "//location/aws-us-east-1", "retentionPolicy": "keep"}]},
+    },
     example=KindExample(
         valid={
             "name": "ips{n}",

@@ -76,6 +76,13 @@ SECRET = KindSpec(
     ),
     query_properties=(*COMMON_QUERY_PROPERTIES, "type"),
     actions=(REVEAL, FOR_TYPE),
+    template={
+        "name": "",
+        "description": "",
+        "tags": {},
+        "type": "opaque",
+        "data": {"payload": "change me", "encoding": "plain"},
+    },
     example=KindExample(
         valid={"name": "sec{n}", "type": "opaque", "data": {"payload": "aGVsbG8=", "encoding": "base64"}},
         invalid=(

@@ -40,6 +40,13 @@ VOLUMESET = KindSpec(
         "spec.storageClassSuffix",
         "spec.autoscaling.maxCapacity",
     ),
+    short_names=("vs",),
+    template={
+        "name": "",
+        "description": "",
+        "tags": {},
+        "spec": {"initialCapacity": 10, "performanceClass": "general-purpose-ssd", "fileSystemType": "ext4"},
+    },
     example=KindExample(
         valid={"name": "v{n}", "spec": {"initialCapacity": 10}},
         invalid=(

@@ -150,6 +150,30 @@ WORKLOAD = KindSpec(
     item_links=(("deployment", "deployment"),),
     reserved_tags=WORKLOAD_TAGS,
     actions=ACTIONS,
+    short_names=("w",),
+    template={
+        "name": "",
+        "description": "",
+        "tags": {},
+        "spec": {
+            "type": "serverless",
+            "containers": [
+                {
+                    "name": "app",
+                    "image": "nginx:latest",
+                    "cpu": "50m",
+                    "memory": "128Mi",
+                    "ports": [{"number": 8080, "protocol": "http"}],
+                    "env": [],
+                }
+            ],
+            "defaultOptions": {
+                "autoscaling": {"metric": "concurrency", "minScale": 1, "maxScale": 3},
+                "capacityAI": False,
+            },
+            "firewallConfig": {"external": {"inboundAllowCIDR": ["0.0.0.0/0"]}},
+        },
+    },
     example=KindExample(
         valid={
             "name": "w{n}",
