@@ -17,7 +17,7 @@ TEST_STAMP := $(VENV)/.installed-test
 PLINTH_PORT ?= 8080
 export PLINTH_PORT
 
-.PHONY: run test lint typecheck pytest bench fuzz clean venv
+.PHONY: run test lint typecheck pytest bench fuzz clean venv facts
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,12 @@ lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/lint-imports
+	$(BIN)/python -m plinth.kinds.facts --check
+
+# Regenerate what clients know of the kinds (src/plinth/kindfacts.py, the console's templates.json)
+# from the kind declarations, after adding or changing a kind.
+facts: $(TEST_STAMP)
+	$(BIN)/python -m plinth.kinds.facts
 
 typecheck: $(TEST_STAMP)
 	$(BIN)/mypy

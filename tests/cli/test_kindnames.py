@@ -1,4 +1,4 @@
-"""The client's copy of the kinds (``plinth.cli.kindnames``) agrees with the server's registry."""
+"""The CLI's kinds (``plinth.cli.kindnames``, read from the generated ``plinth.kindfacts``) agree with the registry."""
 
 from __future__ import annotations
 

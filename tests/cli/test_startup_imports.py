@@ -85,6 +85,7 @@ OWN_MODULES = {
     "plinth.cli.commands.get",
     "plinth.cli.get_run",
     "plinth.cli.kindnames",
+    "plinth.kindfacts",
     "plinth.cli.completion",
     "click.shell_completion",
     "shlex",

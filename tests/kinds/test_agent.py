@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from _identity_support import CTX, ORG, SERVER_ENVELOPE, paths, stored, write
 
-from plinth.kinds import REGISTRY
+from plinth.kinds import PERMISSIONS, REGISTRY
 from plinth.kinds.agent import AGENT, agent_info, agent_status, with_registration_token
 from plinth.kinds.base import CRUD_VERBS
-from plinth.kinds.permissions import PERMISSIONS, implied_closure
+from plinth.kinds.permissions import implied_closure
 
 
 def test_declaration() -> None:

@@ -8,10 +8,9 @@ from typing import Any
 import pytest
 from _identity_support import SERVER_ENVELOPE, paths, stored, write
 
-from plinth.kinds import REGISTRY
+from plinth.kinds import PERMISSIONS, REGISTRY
 from plinth.kinds.auditctx import AUDITCTX, BUILTIN_CONTEXT
 from plinth.kinds.base import CRUD_VERBS
-from plinth.kinds.permissions import PERMISSIONS
 
 
 def test_declaration() -> None:

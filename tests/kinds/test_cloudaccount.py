@@ -11,7 +11,7 @@ from _identity_support import CTX, ORG, SERVER_ENVELOPE, paths, stored, write
 
 from plinth.engine.cloudaccounts import instructions
 from plinth.errors import NotFound
-from plinth.kinds import REGISTRY
+from plinth.kinds import PERMISSIONS, REGISTRY
 from plinth.kinds.base import CRUD_VERBS
 from plinth.kinds.cloudaccount import CLOUDACCOUNT
 from plinth.kinds.cloudaccount.rules import (
@@ -20,7 +20,7 @@ from plinth.kinds.cloudaccount.rules import (
     cloudaccount_status,
     validate_secret_type,
 )
-from plinth.kinds.permissions import PERMISSIONS, implied_closure
+from plinth.kinds.permissions import implied_closure
 
 ARN = "arn:aws:iam::123456789012:role/cpln-acme"
 

@@ -10,11 +10,10 @@ import pytest
 
 from plinth.engine.pipeline import build_candidate, strip_server_owned
 from plinth.errors import FieldError
-from plinth.kinds import REGISTRY
+from plinth.kinds import PERMISSIONS, REGISTRY
 from plinth.kinds.base import CRUD_VERBS, Item, KindContext
 from plinth.kinds.gvc.prepare import gvc_alias
 from plinth.kinds.identity import IDENTITY
-from plinth.kinds.permissions import PERMISSIONS
 from tests.cli import golden_docs as d
 
 ORG = "acme"

@@ -3,9 +3,9 @@ Plinth does not serve), its registry fields server-owned."""
 
 from __future__ import annotations
 
-from plinth.kinds import REGISTRY
+from plinth.kinds import PERMISSIONS, REGISTRY
 from plinth.kinds.image import CREATE_REFUSAL, IMAGE
-from plinth.kinds.permissions import PERMISSIONS, implied_closure
+from plinth.kinds.permissions import implied_closure
 
 
 def test_declaration() -> None:

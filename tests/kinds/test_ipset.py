@@ -10,10 +10,9 @@ import pytest
 
 from plinth.engine.pipeline import build_candidate, strip_server_owned
 from plinth.errors import FieldError
-from plinth.kinds import REGISTRY
+from plinth.kinds import PERMISSIONS, REGISTRY
 from plinth.kinds.base import CRUD_VERBS, Item, KindContext
 from plinth.kinds.ipset import IPSET
-from plinth.kinds.permissions import PERMISSIONS
 
 ORG = "acme"
 CTX = KindContext(org=ORG, now="2026-01-01T00:00:00.000Z", id="6a1c2b3d-0000-4000-8000-000000000001")

@@ -1,15 +1,16 @@
-"""The one permission table: served kinds read it, implications are closed, policies check it."""
+"""The permission table: each kind declares its own, implications are closed, policies check it."""
 
 from __future__ import annotations
 
 import pytest
 from _identity_support import paths, write
 
-from plinth.kinds import KINDS, REGISTRY
+from plinth.kinds import KINDS, PERMISSIONS, REGISTRY, TARGET_KINDS
 from plinth.kinds.base import KindSpec
 from plinth.kinds.links import GVC_SCOPED_KINDS
-from plinth.kinds.permissions import BASIC_IMPLIED, BASIC_PERMISSIONS, PERMISSIONS, TARGET_KINDS, implied_closure
+from plinth.kinds.permissions import BASIC_IMPLIED, BASIC_PERMISSIONS, implied_closure
 from plinth.kinds.policy import POLICY
+from plinth.kinds.unserved import UNSERVED_TARGETS
 
 #: docs.controlplane.com/reference/policy, "kinds with permission schemas".
 API_TARGET_KINDS = {
@@ -155,3 +156,9 @@ def test_a_policy_binding_naming_a_permission_its_target_kind_lacks_is_rejected(
 
 def test_registry_kinds_are_all_targetable() -> None:
     assert set(REGISTRY) <= TARGET_KINDS
+
+
+def test_a_kind_declares_its_permissions_in_one_place() -> None:
+    """A served kind declares its permissions in its own module; the table of kinds not served
+    yet never repeats one (it would be silently overridden)."""
+    assert not set(UNSERVED_TARGETS) & set(REGISTRY)

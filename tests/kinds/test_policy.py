@@ -7,8 +7,7 @@ from typing import Any
 import pytest
 from _identity_support import CTX, ORG, SERVER_ENVELOPE, paths, stored, write
 
-from plinth.kinds import REGISTRY
-from plinth.kinds.permissions import TARGET_KINDS
+from plinth.kinds import REGISTRY, TARGET_KINDS
 from plinth.kinds.policy import POLICY
 
 ADA = "//user/ada@example.com"

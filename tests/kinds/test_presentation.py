@@ -1,7 +1,8 @@
 """What a kind declares about its presentation is what the client side implements.
 
-The client side (``convert/terraform.py``, ``cli/output/columns.py``) may not import the kinds,
-so each kind declares its Terraform resource and its text-table columns (``KindSpec``), and
+The client side (``convert/terraform.py``, ``cli/output/columns.py``) may not import the kinds:
+each kind declares its Terraform resource and its text-table column titles (``KindSpec``), the
+client side reads them from the generated ``plinth.kindfacts`` and knows how to write each, and
 this test keeps the two sides in step: a served kind that declares neither fails here, naming
 itself, and so does a declaration the client side does not implement, or the reverse.
 """

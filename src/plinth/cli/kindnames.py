@@ -1,55 +1,21 @@
 """The kinds as the command line names them: which exist, which live in a GVC, and their aliases.
 
-The client side may not import ``plinth.kinds`` (the ``client-side`` import contract), so it
-keeps this small copy; ``tests/cli/test_kindnames.py`` holds it in step with the server's
-registry (every served kind here, and the same GVC scope as ``kinds/links.py``'s
-``GVC_SCOPED_KINDS``). It is not taken from ``convert/crd.py``: ``plinth.convert`` is too slow
-to import for ``plinth get`` and completion.
+The client side may not import ``plinth.kinds`` (the ``client-side`` import contract), so this
+reads the table generated from the kind declarations (``plinth/kindfacts.py``, written by
+``python -m plinth.kinds.facts``), which imports nothing: ``plinth get`` and completion stay
+fast to import.
 
 Aliases: the plural of every kind (``policies``, ``identities``...) and the official CLI's
-short names (``vs``, ``sa``, ``id``, ``loc``, ``w``).
+short names (``vs``, ``sa``, ``id``, ``loc``, ``w``), each declared with its kind.
 """
 
 from __future__ import annotations
 
-#: Every kind the server serves, in the order completion offers them.
-KINDS: tuple[str, ...] = (
-    "agent",
-    "auditctx",
-    "cloudaccount",
-    "domain",
-    "group",
-    "gvc",
-    "identity",
-    "image",
-    "ipset",
-    "location",
-    "org",
-    "policy",
-    "quota",
-    "secret",
-    "serviceaccount",
-    "user",
-    "volumeset",
-    "workload",
-)
-GVC_SCOPED: frozenset[str] = frozenset({"identity", "volumeset", "workload"})
-SHORT_NAMES: dict[str, str] = {
-    "vs": "volumeset",
-    "sa": "serviceaccount",
-    "id": "identity",
-    "loc": "location",
-    "w": "workload",
-}
+from plinth.kindfacts import GVC_SCOPED, KINDS, PLURALS, SHORT_NAMES
 
+__all__ = ["ALIASES", "GVC_SCOPED", "KINDS", "SHORT_NAMES", "canonical_kind", "gvc_scoped"]
 
-def plural(kind: str) -> str:
-    if kind.endswith("y") and not kind.endswith(("ey", "ay")):
-        return kind[:-1] + "ies"
-    return kind + "s"
-
-
-ALIASES: dict[str, str] = {**{plural(kind): kind for kind in KINDS}, **SHORT_NAMES}
+ALIASES: dict[str, str] = {**PLURALS, **SHORT_NAMES}
 
 
 def canonical_kind(name: str) -> str | None:

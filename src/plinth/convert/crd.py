@@ -8,7 +8,7 @@ are silent:
 - ``metadata.name`` is the platform name when it is a valid Kubernetes name, else a
   sanitised name with the real one in the ``cpln.io/name-replacement`` annotation;
 - ``metadata.namespace`` is the org for org-scoped kinds and the gvc for gvc-scoped ones
-  (the operator's recommended layout);
+  (the operator's recommended layout; which kinds are which: the generated ``plinth.kindfacts``);
 - the platform fields sit at the top level beside ``metadata`` (``org``, ``gvc``,
   ``description``, ``tags``, ``spec`` and the kind's own top-level fields), as the CRD
   schemas place them; server-owned fields (id, version, created, lastModified, links,
@@ -33,7 +33,9 @@ import json
 import re
 from typing import Any
 
+from plinth import kindfacts
 from plinth.convert.tfbody import gvc_of
+from plinth.kindfacts import GVC_SCOPED
 
 API_VERSION = "cpln.io/v1"
 SYSTEM_FIELDS = frozenset(
@@ -53,10 +55,9 @@ SYSTEM_FIELDS = frozenset(
         "keys",
     }
 )
-GVC_SCOPED = frozenset({"volumeset", "workload", "identity"})
-#: Fields never written, even when the item holds them (a revealed secret): mirrors the kinds'
-#: ``KindSpec.sealed`` (``tests/convert/test_crd.py`` holds the two in step).
-SEALED = {"secret": frozenset({"data"})}
+#: Fields never written, even when the item holds them (a revealed secret): the kinds'
+#: ``KindSpec.sealed``, from the generated table.
+SEALED = {kind: frozenset(fields) for kind, fields in kindfacts.SEALED.items()}
 _K8S_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 

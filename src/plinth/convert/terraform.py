@@ -28,6 +28,7 @@ from plinth.convert.hcl import Attribute, Block, label, render
 from plinth.convert.terraform_identity import identity
 from plinth.convert.terraform_workload import workload
 from plinth.convert.tfbody import Body, common, generic, gvc_of, snake, tag_strings
+from plinth.kindfacts import TERRAFORM_RESOURCES
 
 
 def domain(item: dict[str, Any]) -> Body:
@@ -205,22 +206,27 @@ def cloud_account(item: dict[str, Any]) -> Body:
     return [*common(item), Block(str(item.get("provider") or "aws"), settings)]
 
 
+#: Kind -> how its item becomes the body of its resource; a kind not named here writes the
+#: common attributes only (name, description, tags).
+BODIES: dict[str, Callable[[dict[str, Any]], Body]] = {
+    "org": org,
+    "gvc": gvc,
+    "domain": domain,
+    "volumeset": volume_set,
+    "serviceaccount": service_account,
+    "group": group,
+    "policy": policy,
+    "workload": workload,
+    "location": location,
+    "identity": identity,
+    "ipset": ipset,
+    "secret": secret,
+    "cloudaccount": cloud_account,
+}
+#: Kind -> (the provider's resource, its body), for every kind that declares a resource
+#: (``KindSpec.terraform_resource``, read from the generated ``plinth.kindfacts``).
 RESOURCES: dict[str, tuple[str, Callable[[dict[str, Any]], Body]]] = {
-    "org": ("cpln_org", org),
-    "gvc": ("cpln_gvc", gvc),
-    "domain": ("cpln_domain", domain),
-    "volumeset": ("cpln_volume_set", volume_set),
-    "serviceaccount": ("cpln_service_account", service_account),
-    "group": ("cpln_group", group),
-    "policy": ("cpln_policy", policy),
-    "workload": ("cpln_workload", workload),
-    "location": ("cpln_location", location),
-    "identity": ("cpln_identity", identity),
-    "ipset": ("cpln_ipset", ipset),
-    "auditctx": ("cpln_audit_context", common),
-    "secret": ("cpln_secret", secret),
-    "cloudaccount": ("cpln_cloud_account", cloud_account),
-    "agent": ("cpln_agent", common),
+    kind: (resource, BODIES.get(kind, common)) for kind, resource in TERRAFORM_RESOURCES.items() if resource
 }
 
 

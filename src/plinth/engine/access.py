@@ -19,8 +19,8 @@ from plinth.auth.policy import Item, PolicySet
 from plinth.auth.principal import Principal
 from plinth.engine.querywire import parse_query
 from plinth.errors import APIError, Forbidden, not_found
+from plinth.kinds import PERMISSIONS
 from plinth.kinds.base import KindSpec
-from plinth.kinds.permissions import PERMISSIONS
 from plinth.storage import evaluate
 from plinth.storage.base import Key, Storage
 from plinth.storage.query import Filter, ListRequest

@@ -15,7 +15,7 @@ from plinth.engine.access import Access, Unrestricted, require, stamp_of
 from plinth.engine.requestinfo import RequestInfo
 from plinth.engine.service import Engine
 from plinth.errors import NotFound, ValidationFailed, not_found
-from plinth.kinds.permissions import PERMISSIONS
+from plinth.kinds import PERMISSIONS
 from plinth.kinds.serviceaccount import AddKeyRequest
 from plinth.kinds.validation import validate_model
 

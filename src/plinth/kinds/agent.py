@@ -30,7 +30,7 @@ import secrets
 from typing import Any
 
 from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindAction, KindContext, KindExample, KindSpec
-from plinth.kinds.permissions import permission_fields
+from plinth.kinds.permissions import declare_permissions
 
 PROTOCOL_VERSION = "v2"
 
@@ -83,9 +83,14 @@ AGENT = KindSpec(
     title="Agent",
     compute_status=agent_status,
     shown_once=with_registration_token,
-    **permission_fields("agent"),
+    # Permissions: use implies view (docs.controlplane.com/reference/agent).
+    **declare_permissions(
+        extra={"use": "Reference the agent from identities"},
+        implied={"use": ("view",)},
+    ),
     query_properties=COMMON_QUERY_PROPERTIES,
     actions=(INFO,),
+    template={"name": "", "description": "", "tags": {}},
     example=KindExample(
         valid={"name": "agent{n}", "description": "Datacenter 1", "tags": {"site": "dc1"}},
         invalid=(

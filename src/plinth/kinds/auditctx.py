@@ -20,7 +20,7 @@ Decisions where the sources disagree (docs.controlplane.com/reference/auditctx; 
 from __future__ import annotations
 
 from plinth.kinds.base import COMMON_QUERY_PROPERTIES, CRUD_VERBS, Item, KindContext, KindExample, KindSpec
-from plinth.kinds.permissions import permission_fields
+from plinth.kinds.permissions import declare_permissions
 
 #: The built-in context of every org.
 BUILTIN_CONTEXT = "cpln"
@@ -41,8 +41,14 @@ AUDITCTX = KindSpec(
     builtin_is_read_only=True,
     server_fields=frozenset({"origin"}),
     prepare=prepare_auditctx,
-    **permission_fields("auditctx"),
+    # Permissions: Audit contexts are never deleted: no delete (docs.controlplane.com/reference/policy).
+    **declare_permissions(
+        extra={"readAudit": "Read audit events", "writeAudit": "Write audit events"},
+        implied={"readAudit": ("view",), "writeAudit": ("view",)},
+        without=("delete",),
+    ),
     query_properties=(*COMMON_QUERY_PROPERTIES, "origin"),
+    template={"name": "", "description": "", "tags": {}},
     example=KindExample(
         valid={"name": "ctx{n}", "description": "Payments audit trail", "tags": {"team": "payments"}},
         invalid=(

@@ -346,17 +346,24 @@ class KindSpec:
     #: Reserved ``cpln/`` tags clients may set on items of this kind, beyond the ones every
     #: kind allows (``meta.CLIENT_SETTABLE_RESERVED_TAGS``).
     reserved_tags: frozenset[str] = frozenset()
-    #: How clients present items of this kind. The client side (``convert/``, ``cli/``) may not
-    #: import kinds, so it implements these and ``tests/kinds/test_presentation.py`` holds the
-    #: two in step: the official Terraform provider's resource (``None``: it has none, and
-    #: ``-o tf`` is a 400; ``""``: not declared, which a served kind may not leave), and the
-    #: column titles of the official CLI's ``-o text`` table.
+    #: How clients present items of this kind. The client side (``convert/``, ``cli/``, the
+    #: console) may not import kinds, so ``python -m plinth.kinds.facts`` writes these into the
+    #: generated table ``plinth/kindfacts.py`` (and the console's ``templates.json``), which a
+    #: test holds in step: the official Terraform provider's resource (``None``: it has none, and
+    #: ``-o tf`` is a 400; ``""``: not declared, which a served kind may not leave), the column
+    #: titles of the official CLI's ``-o text`` table (``cli/output/columns.py`` knows how to
+    #: fill each title), the official CLI's short names of the kind (``vs``), and the console's
+    #: Create template (strings may hold ``{org}`` and ``{gvc}``; ``name`` is left empty for the
+    #: person), which every kind a person creates declares.
     terraform_resource: str | None = ""
     text_columns: tuple[str, ...] = ()
-    #: Permission name -> description; and which permissions each one implies. A kind takes
-    #: both from ``plinth.kinds.permissions.PERMISSIONS`` (policies validate bindings there).
-    permissions: Mapping[str, str] = field(default_factory=lambda: dict(BASIC_PERMISSIONS))
-    implied: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: dict(BASIC_IMPLIED))
+    short_names: tuple[str, ...] = ()
+    template: Mapping[str, Any] | None = None
+    #: Permission name -> description; and which permissions each one implies. A kind declares
+    #: both with ``**declare_permissions(...)`` (``kinds/permissions.py``), or keeps the basic
+    #: set; policies validate bindings against them (``plinth.kinds.PERMISSIONS``).
+    permissions: Mapping[str, str] = field(default_factory=lambda: BASIC_PERMISSIONS)
+    implied: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: BASIC_IMPLIED)
     #: Properties a query term may name (besides ``tags`` and ``spec.*`` paths).
     query_properties: tuple[str, ...] = COMMON_QUERY_PROPERTIES
     verbs: frozenset[str] = CRUD_VERBS

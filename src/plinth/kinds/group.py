@@ -38,7 +38,6 @@ from pydantic import Field
 from plinth.errors import FieldError
 from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindContext, KindExample, KindSpec, Reference
 from plinth.kinds.links import link_kind, link_problem, names_item, normalise_links
-from plinth.kinds.permissions import permission_fields
 from plinth.kinds.query_model import Query
 from plinth.kinds.spec_model import NonEmptyStr, SpecModel, TopLevelModel
 from plinth.meta import parse_link
@@ -133,8 +132,8 @@ GROUP = KindSpec(
     forget=forget_member,
     members=group_members,
     member_query=group_member_query,
-    **permission_fields("group"),
     query_properties=(*COMMON_QUERY_PROPERTIES, "origin"),
+    template={"name": "", "description": "", "tags": {}, "memberLinks": []},
     example=KindExample(
         valid={"name": "grp{n}", "memberLinks": ["//serviceaccount/sa{n}"]},
         invalid=(

@@ -19,7 +19,7 @@ Plinth serves no registry, so:
 from __future__ import annotations
 
 from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindSpec
-from plinth.kinds.permissions import permission_fields
+from plinth.kinds.permissions import declare_permissions
 
 #: The answer to a POST: images are created by pushing, which Plinth does not serve.
 CREATE_REFUSAL = "You can create an image only by pushing"
@@ -33,6 +33,10 @@ IMAGE = KindSpec(
     verbs=frozenset({"get", "list", "patch", "delete"}),
     create_refusal=CREATE_REFUSAL,
     server_fields=frozenset({"repository", "tag", "manifest", "digest"}),
-    **permission_fields("image"),
+    # Permissions: create -> pull -> view (the vendor's access-control runbook).
+    **declare_permissions(
+        extra={"pull": "Pull the image"},
+        implied={"create": ("pull",), "pull": ("view",)},
+    ),
     query_properties=(*COMMON_QUERY_PROPERTIES, "repository", "tag", "digest"),
 )

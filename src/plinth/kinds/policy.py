@@ -3,7 +3,7 @@ principals.
 
 Top-level fields beyond the envelope:
 
-- ``targetKind`` (required): a kind with a permission table (``plinth.kinds.permissions``).
+- ``targetKind`` (required): a kind a policy may target (``plinth.kinds.PERMISSIONS``).
 - The target, in one of three modes:
 
   - ``target: all``: every item of ``targetKind`` in the org, now and later. ``targetLinks``
@@ -47,7 +47,7 @@ from pydantic import Field, field_validator
 from plinth.errors import FieldError
 from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Conferred, Item, KindContext, KindExample, KindSpec, Reference
 from plinth.kinds.links import link_kind, link_problem, names_item, normalise_links
-from plinth.kinds.permissions import PERMISSIONS, TARGET_KINDS, implied_closure, permission_fields
+from plinth.kinds.permissions import implied_closure, target_permissions
 from plinth.kinds.query_model import Query
 from plinth.kinds.spec_model import NonEmptyStr, SpecModel, TopLevelModel
 from plinth.meta import parse_link
@@ -75,8 +75,9 @@ class PolicyFields(TopLevelModel):
     @field_validator("targetKind")
     @classmethod
     def _known_kind(cls, value: str) -> str:
-        if value not in TARGET_KINDS:
-            raise ValueError(f"must be one of {', '.join(sorted(TARGET_KINDS))}")
+        targets = target_permissions()
+        if value not in targets:
+            raise ValueError(f"must be one of {', '.join(sorted(targets))}")
         return value
 
 
@@ -114,7 +115,7 @@ def _target_errors(item: Item, org: str) -> list[FieldError]:
 
 
 def _binding_errors(binding: dict[str, Any], path: str, kind: str, org: str) -> list[FieldError]:
-    allowed = PERMISSIONS[kind].permissions
+    allowed = target_permissions()[kind].permissions
     errors = [
         FieldError(f"{path}.permissions[{index}]", f"'{name}' is not a {kind} permission; use {', '.join(allowed)}")
         for index, name in enumerate(binding["permissions"])
@@ -153,7 +154,7 @@ def policy_confers(item: Item, org: str) -> frozenset[Conferred]:
     """Every (principal, permission) a binding grants, implications followed, on the policy's
     target; nothing for a policy without a target (it covers nothing)."""
     kind = str(item.get("targetKind"))
-    if kind not in PERMISSIONS:
+    if kind not in target_permissions():
         return frozenset()
     targets: list[tuple[str, ...]]
     if item.get("target") == "all":
@@ -210,8 +211,15 @@ POLICY = KindSpec(
     references=policy_references,
     forget=forget_principal,
     confers=policy_confers,
-    **permission_fields("policy"),
     query_properties=(*COMMON_QUERY_PROPERTIES, "origin", "targetKind"),
+    template={
+        "name": "",
+        "description": "",
+        "tags": {},
+        "targetKind": "gvc",
+        "targetLinks": [],
+        "bindings": [{"permissions": ["view"], "principalLinks": ["//group/viewers"]}],
+    },
     example=KindExample(
         valid={
             "name": "pol{n}",

@@ -27,7 +27,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindSpec
-from plinth.kinds.permissions import permission_fields
+from plinth.kinds.permissions import declare_permissions
 from plinth.kinds.spec_model import TopLevelModel
 
 #: The largest ``max`` a client may set.
@@ -106,7 +106,8 @@ QUOTA = KindSpec(
     name_rule=_any_name,
     top_level_model=QuotaFields,
     server_fields=frozenset({"name", "description", "unit", "dimensions", "current", "origin"}),
-    **permission_fields("quota"),
+    # Permissions: Quotas are the platform's: no delete.
+    **declare_permissions(without=("delete",)),
     delete_permission="manage",
     query_properties=(*COMMON_QUERY_PROPERTIES, "origin", "max", "current", "unit"),
 )

@@ -26,7 +26,7 @@ from typing import Annotated
 from pydantic import Field, field_validator
 
 from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindAction, KindContext, KindExample, KindSpec
-from plinth.kinds.permissions import permission_fields
+from plinth.kinds.permissions import declare_permissions
 from plinth.kinds.spec_model import SpecModel
 from plinth.meta import DESCRIPTION_MAX
 
@@ -66,7 +66,7 @@ SERVICEACCOUNT = KindSpec(
     server_fields=frozenset({"keys", "origin"}),
     droppable_server_lists=frozenset({"keys"}),
     prepare=prepare_serviceaccount,
-    **permission_fields("serviceaccount"),
+    **declare_permissions(extra={"addKey": "Add a key to an existing service account"}),
     query_properties=(*COMMON_QUERY_PROPERTIES, "origin"),
     actions=(
         KindAction(
@@ -80,6 +80,8 @@ SERVICEACCOUNT = KindSpec(
             response="NewServiceAccountKey",
         ),
     ),
+    short_names=("sa",),
+    template={"name": "", "description": "", "tags": {}},
     example=KindExample(
         valid={"name": "sa{n}", "description": "a robot"},
         invalid=(({"name": "sa{n}", "description": "x" * 251}, "description"), ({"name": "Sa{n}"}, "name")),

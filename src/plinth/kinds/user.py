@@ -35,7 +35,7 @@ from pydantic import AfterValidator, Field
 from plinth.errors import FieldError
 from plinth.kinds.base import Item, KindAction, KindContext, KindSpec
 from plinth.kinds.links import user_name_problem
-from plinth.kinds.permissions import permission_fields
+from plinth.kinds.permissions import declare_permissions
 from plinth.kinds.spec_model import NonEmptyStr, SpecModel, TopLevelModel
 
 IDP_MAX = 250
@@ -89,7 +89,11 @@ USER = KindSpec(
     affects_access=True,
     name_rule=user_name_rule,
     validate=validate_user,
-    **permission_fields("user"),
+    # Permissions: Users join by invitation: no create.
+    **declare_permissions(
+        extra={"impersonate": "Act as the user", "invite": "Invite users to the org"},
+        without=("create",),
+    ),
     query_properties=("id", "name", "version", "created", "lastModified", "email", "idp"),
     verbs=frozenset({"get", "list", "patch", "delete"}),
     actions=(

@@ -33,9 +33,9 @@ from plinth.engine.identity import add_key
 from plinth.engine.requestinfo import RequestInfo
 from plinth.engine.service import SYSTEM, Engine
 from plinth.files import private_dir
+from plinth.kinds import PERMISSIONS
 from plinth.kinds.auditctx import BUILTIN_CONTEXT
 from plinth.kinds.location import BUILTIN_LOCATIONS, builtin_description
-from plinth.kinds.permissions import PERMISSIONS
 from plinth.storage.base import SetMeta, Storage
 from plinth.storage.query import ListRequest
 from plinth.storage.scan import pages

@@ -1,5 +1,9 @@
 """Per-kind table columns for ``-o text``, as the official CLI's models define them (docs/cli.md, Output formats).
 
+Each kind declares its column titles (``KindSpec.text_columns``, in the generated
+``plinth.kindfacts``); this module says how to fill each title: the common ones alike for every
+kind, a few per kind, and any other title from the top-level field it names.
+
 A model is a list of :class:`Column`; each cell function receives the item and the render
 context and returns a string (empty when the value is missing). A model that cannot read
 a field it needs raises :class:`ModelCrash`; the official CLI crashes in the same places
@@ -15,6 +19,7 @@ from typing import Any
 from plinth.cli.output import timestamps
 from plinth.cli.output.base import RenderContext
 from plinth.client.jsvalues import js_string, js_truthy, stringify
+from plinth.kindfacts import TEXT_COLUMNS
 
 DESCRIPTION_MAX = 40
 TAG_LINE_MAX = 80
@@ -234,106 +239,58 @@ def image_digest(item: dict[str, Any], ctx: RenderContext) -> str:
     return truncate(js_string(value), 16) if value else ""
 
 
-NAME = Column("NAME", field("name"))
-DESCRIPTION = Column("DESCRIPTION", description)
-TAGS = Column("TAGS", tags)
-CREATED = Column("CREATED", created)
-ORIGIN = Column("ORIGIN", field("origin"))
+def camel(title: str) -> str:
+    """The top-level field a title names when no cell is declared for it: ``TARGET KIND`` -> ``targetKind``."""
+    first, *rest = title.lower().split()
+    return first + "".join(word.capitalize() for word in rest)
 
-MODELS: dict[str, list[Column]] = {
-    "org": [NAME, DESCRIPTION, Column("LINK", link("self")), TAGS],
-    "domain": [NAME, DESCRIPTION, TAGS],
-    "gvc": [
-        NAME,
-        DESCRIPTION,
-        CREATED,
-        Column("ALIAS", field("alias")),
-        Column("DOMAIN", gvc_domain),
-        Column("LOCATIONS", gvc_locations),
-        TAGS,
-    ],
-    "volumeset": [
-        NAME,
-        DESCRIPTION,
-        Column("GVC", gvc_of_link),
-        CREATED,
-        Column("PERFORMANCE CLASS", spec_field("performanceClass")),
-        Column("FILE SYSTEM TYPE", spec_field("fileSystemType")),
-        TAGS,
-    ],
-    "user": [
-        Column("ID", field("id")),
-        Column("FULL NAME", field("name")),
-        Column("EMAIL", field("email")),
-        CREATED,
-        Column("IDP", field("idp")),
-        TAGS,
-    ],
-    "serviceaccount": [NAME, DESCRIPTION, CREATED, ORIGIN, Column("KEYS", key_names), TAGS],
-    "policy": [
-        NAME,
-        DESCRIPTION,
-        CREATED,
-        Column("TARGET KIND", field("targetKind")),
-        Column("MATCHES", policy_matches),
-        ORIGIN,
-        TAGS,
-    ],
-    "group": [NAME, DESCRIPTION, CREATED, Column("FILTER", group_filter), ORIGIN, TAGS],
-    "secret": [NAME, DESCRIPTION, Column("TYPE", field("type")), CREATED, TAGS],
-    "location": [
-        NAME,
-        DESCRIPTION,
-        Column("PROVIDER", field("provider")),
-        Column("ENABLED", lambda item, ctx: bool((item.get("spec") or {}).get("enabled"))),
-        Column("REGION", field("region")),
-        ORIGIN,
-        TAGS,
-    ],
+
+#: Cells of the titles every kind fills the same way.
+COMMON_CELLS: dict[str, Cell] = {
+    "NAME": field("name"),
+    "DESCRIPTION": description,
+    "TAGS": tags,
+    "CREATED": created,
+    "GVC": gvc_of_link,
+}
+#: Cells a kind fills its own way, by (kind, title). Any other title reads the top-level field
+#: it names (:func:`camel`: ``ORIGIN`` -> ``origin``, ``TARGET KIND`` -> ``targetKind``).
+KIND_CELLS: dict[tuple[str, str], Cell] = {
+    ("org", "LINK"): link("self"),
+    ("gvc", "DOMAIN"): gvc_domain,
+    ("gvc", "LOCATIONS"): gvc_locations,
+    ("volumeset", "PERFORMANCE CLASS"): spec_field("performanceClass"),
+    ("volumeset", "FILE SYSTEM TYPE"): spec_field("fileSystemType"),
+    ("user", "FULL NAME"): field("name"),
+    ("serviceaccount", "KEYS"): key_names,
+    ("policy", "MATCHES"): policy_matches,
+    ("group", "FILTER"): group_filter,
+    ("location", "ENABLED"): lambda item, ctx: bool((item.get("spec") or {}).get("enabled")),
     # READY is ``status.readyLatest``, which the server never sends: only the typed
     # ``cpln workload get`` adds it, from the deployments. ``rest get`` does not, so the
     # column is empty for what a server returns (types-ts workload.ts).
-    "workload": [
-        NAME,
-        DESCRIPTION,
-        Column("GVC", gvc_of_link),
-        Column("READY", status_member("readyLatest")),
-        CREATED,
-        Column("ENDPOINT", status_value("endpoint")),
-        TAGS,
-    ],
-    "identity": [
-        NAME,
-        DESCRIPTION,
-        Column("GVC", gvc_of_link),
-        Column("LOCAL NAME", status_value("objectName")),
-        CREATED,
-        Column("PROVIDERS", identity_providers),
-        TAGS,
-    ],
-    "ipset": [NAME, DESCRIPTION, Column("LINK", ipset_link), Column("LOCATIONS", ipset_locations), TAGS],
-    "auditctx": [NAME, DESCRIPTION, ORIGIN, TAGS],
-    "agent": [NAME, DESCRIPTION, CREATED, TAGS],
-    "quota": [
-        Column("ID", field("id")),
-        NAME,
-        DESCRIPTION,
-        ORIGIN,
-        Column("CURRENT", field("current")),
-        Column("MAX", field("max")),
-        Column("UNIT", field("unit")),
-        Column("DIMENSIONS", key_values("dimensions")),
-    ],
+    ("workload", "READY"): status_member("readyLatest"),
+    ("workload", "ENDPOINT"): status_value("endpoint"),
+    ("identity", "LOCAL NAME"): status_value("objectName"),
+    ("identity", "PROVIDERS"): identity_providers,
+    ("ipset", "LINK"): ipset_link,
+    ("ipset", "LOCATIONS"): ipset_locations,
+    ("quota", "DIMENSIONS"): key_values("dimensions"),
     # PULL is the name: the CLI prefixes the registry only in the typed ``cpln image get``.
-    "image": [NAME, Column("PULL", field("name")), Column("DIGEST", image_digest), CREATED, TAGS],
-    "cloudaccount": [
-        NAME,
-        DESCRIPTION,
-        Column("PROVIDER", field("provider")),
-        Column("INFO", provider_info),
-        CREATED,
-        TAGS,
-    ],
+    ("image", "PULL"): field("name"),
+    ("image", "DIGEST"): image_digest,
+    ("cloudaccount", "INFO"): provider_info,
+}
+
+
+def model(kind: str, titles: tuple[str, ...]) -> list[Column]:
+    """The table of ``kind``: a column per declared title, filled by its cell."""
+    return [Column(t, KIND_CELLS.get((kind, t)) or COMMON_CELLS.get(t) or field(camel(t))) for t in titles]
+
+
+#: Kind -> its table: the titles each kind declares (``KindSpec.text_columns``, read from the
+#: generated ``plinth.kindfacts``), and a deployment's, which is no kind.
+MODELS: dict[str, list[Column]] = {kind: model(kind, titles) for kind, titles in TEXT_COLUMNS.items()} | {
     # One row per location (types-ts deployment.ts); STATUS lists every key of ``status``.
     "deployment": [
         Column("NAME/LOCATION", field("name")),

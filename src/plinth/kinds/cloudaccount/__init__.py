@@ -33,7 +33,7 @@ from plinth.kinds.cloudaccount.rules import (
     validate_cloudaccount,
     validate_secret_type,
 )
-from plinth.kinds.permissions import permission_fields
+from plinth.kinds.permissions import declare_permissions
 
 INSTRUCTIONS = KindAction(
     operation_id="getCloudaccountInstructions",
@@ -55,9 +55,20 @@ CLOUDACCOUNT = KindSpec(
     references=cloudaccount_references,
     validate_resolved=validate_secret_type,
     compute_status=cloudaccount_status,
-    **permission_fields("cloudaccount"),
+    # Permissions: browse implies view, and edit implies it (docs.controlplane.com/reference/cloudaccount).
+    **declare_permissions(
+        extra={"browse": "Browse the cloud account's resources"},
+        implied={"browse": ("view",), "edit": ("browse", "view")},
+    ),
     query_properties=(*COMMON_QUERY_PROPERTIES, "provider"),
     actions=(INSTRUCTIONS,),
+    template={
+        "name": "",
+        "description": "",
+        "tags": {},
+        "provider": "aws",
+        "data": {"roleArn": "arn:aws:iam::123456789012:role/cpln-{org}"},
+    },
     example=KindExample(
         valid={
             "name": "aws{n}",

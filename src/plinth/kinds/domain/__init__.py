@@ -23,7 +23,6 @@ from plinth.kinds.domain.names import domain_name_rule
 from plinth.kinds.domain.prepare import prepare_domain
 from plinth.kinds.domain.rules import validate_domain
 from plinth.kinds.domain.status import compute_domain_status
-from plinth.kinds.permissions import permission_fields
 
 DOMAIN = KindSpec(
     name="domain",
@@ -33,7 +32,6 @@ DOMAIN = KindSpec(
     title="Domain",
     spec_model=DomainSpec,
     name_rule=domain_name_rule,
-    **permission_fields("domain"),
     prepare=prepare_domain,
     validate=validate_domain,
     compute_status=compute_domain_status,
@@ -48,6 +46,21 @@ DOMAIN = KindSpec(
         "spec.acceptAllHosts",
         "spec.acceptAllSubdomains",
     ),
+    template={
+        "name": "",
+        "description": "",
+        "tags": {},
+        "spec": {
+            "dnsMode": "cname",
+            "ports": [
+                {
+                    "number": 443,
+                    "protocol": "http2",
+                    "routes": [{"prefix": "/", "workloadLink": "//gvc/{gvc}/workload/web"}],
+                }
+            ],
+        },
+    },
     example=KindExample(
         valid={
             "name": "d{n}.example.com",

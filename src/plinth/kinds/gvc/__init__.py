@@ -33,7 +33,7 @@ from plinth.kinds.gvc.links import gvc_references
 from plinth.kinds.gvc.models import GvcSpec
 from plinth.kinds.gvc.prepare import gvc_alias, prepare_gvc
 from plinth.kinds.gvc.rules import validate_gvc, validate_gvc_locations
-from plinth.kinds.permissions import permission_fields
+from plinth.kinds.permissions import declare_permissions
 
 __all__ = ["GVC", "gvc_alias"]
 
@@ -45,7 +45,7 @@ GVC = KindSpec(
     title="GVC",
     spec_model=GvcSpec,
     server_fields=frozenset({"alias"}),
-    **permission_fields("gvc"),
+    **declare_permissions(extra={"configureLoadBalancer": "Configure the GVC's load balancer"}),
     prepare=prepare_gvc,
     validate=validate_gvc,
     references=gvc_references,
@@ -61,6 +61,12 @@ GVC = KindSpec(
         "spec.keda.enabled",
         "spec.domain",
     ),
+    template={
+        "name": "",
+        "description": "",
+        "tags": {},
+        "spec": {"staticPlacement": {"locationLinks": ["//location/aws-us-east-1"]}, "env": []},
+    },
     example=KindExample(
         valid={"name": "g{n}", "spec": {"loadBalancer": {"dedicated": True}}},
         invalid=(

@@ -38,7 +38,7 @@ from plinth.kinds.identity.links import PROVIDERS, identity_references, link_err
 from plinth.kinds.identity.models import IdentityFields
 from plinth.kinds.identity.rules import validate_identity
 from plinth.kinds.identity.status import compute_identity_status
-from plinth.kinds.permissions import permission_fields
+from plinth.kinds.permissions import declare_permissions
 
 
 def validate(item: Item, old: Item | None, ctx: KindContext) -> list[FieldError]:
@@ -56,12 +56,19 @@ IDENTITY = KindSpec(
     validate=validate,
     references=identity_references,
     compute_status=compute_identity_status,
-    **permission_fields("identity"),
+    **declare_permissions(extra={"use": "Link the identity to workloads"}),
     query_properties=(
         *COMMON_QUERY_PROPERTIES,
         "gvc",
         *(f"{provider}.cloudAccountLink" for provider in PROVIDERS),
     ),
+    short_names=("id",),
+    template={
+        "name": "",
+        "description": "",
+        "tags": {},
+        "networkResources": [{"name": "db", "FQDN": "db.example.com", "ports": [5432]}],
+    },
     example=KindExample(
         valid={
             "name": "id{n}",

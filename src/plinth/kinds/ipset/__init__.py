@@ -29,7 +29,6 @@ from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindExample, KindSpec
 from plinth.kinds.ipset.links import ipset_references, validate_ipset
 from plinth.kinds.ipset.models import IpSetSpec
 from plinth.kinds.ipset.status import compute_ipset_status
-from plinth.kinds.permissions import permission_fields
 
 IPSET = KindSpec(
     name="ipset",
@@ -42,8 +41,13 @@ IPSET = KindSpec(
     references=ipset_references,
     compute_status=compute_ipset_status,
     status_inputs=frozenset({"workload", "gvc"}),
-    **permission_fields("ipset"),
     query_properties=COMMON_QUERY_PROPERTIES,
+    template={
+        "name": "",
+        "description": "",
+        "tags": {},
+        "spec": {"link": "//gvc/{gvc}", "locations": [{"name": "//location/aws-us-east-1", "retentionPolicy": "keep"}]},
+    },
     example=KindExample(
         valid={
             "name": "ips{n}",

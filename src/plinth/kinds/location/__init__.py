@@ -36,7 +36,7 @@ from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindExample, KindSpec
 from plinth.kinds.location.catalog import BUILTIN_LOCATIONS, BuiltinLocation, builtin_description
 from plinth.kinds.location.models import LocationFields, LocationSpec
 from plinth.kinds.location.rules import compute_location_status, disabling, prepare_location, validate_location
-from plinth.kinds.permissions import permission_fields
+from plinth.kinds.permissions import declare_permissions
 
 __all__ = ["BUILTIN_LOCATIONS", "LOCATION", "BuiltinLocation", "builtin_description"]
 
@@ -49,13 +49,20 @@ LOCATION = KindSpec(
     top_level_model=LocationFields,
     server_fields=frozenset({"origin"}),
     immutable=("provider", "region"),
-    **permission_fields("location"),
+    # Permissions: No delete, and use (docs.controlplane.com/reference/location); deleting a BYOK location needs manage.
+    **declare_permissions(
+        extra={"use": "Place GVCs in the location"},
+        implied={"use": ("view",)},
+        without=("delete",),
+    ),
     delete_permission="manage",
     prepare=prepare_location,
     validate=validate_location,
     compute_status=compute_location_status,
     protected_change=disabling,
     query_properties=(*COMMON_QUERY_PROPERTIES, "origin", "provider", "region"),
+    short_names=("loc",),
+    template={"name": "", "description": "", "tags": {}, "provider": "byok"},
     example=KindExample(
         valid={"name": "edge{n}", "provider": "byok", "tags": {"site": "basement"}},
         invalid=(

@@ -24,7 +24,7 @@ from typing import Any
 
 from plinth.kinds.base import COMMON_QUERY_PROPERTIES, CRUD_VERBS, Item, KindContext, KindSpec, default_name_rule
 from plinth.kinds.org.models import OrgSpec
-from plinth.kinds.permissions import permission_fields
+from plinth.kinds.permissions import EXEC_DESCRIPTION, declare_permissions
 
 
 def org_name_rule(name: str) -> str | None:
@@ -51,7 +51,20 @@ ORG = KindSpec(
     title="Org",
     spec_model=OrgSpec,
     name_rule=org_name_rule,
-    **permission_fields("org"),
+    # Permissions: Creating an org is the server admin's right, and orgs are never deleted: no create or delete.
+    **declare_permissions(
+        extra={
+            "exec": EXEC_DESCRIPTION,
+            "exec.echo": "Run the echo command",
+            "grafanaAdmin": "Administer the org's Grafana",
+            "readLogs": "Read the logs of every workload",
+            "readMetrics": "Read metrics",
+            "readUsage": "Read usage",
+            "viewAccessReport": "View the access report",
+        },
+        implied={"exec": ("exec.echo",)},
+        without=("create", "delete"),
+    ),
     compute_status=compute_org_status,
     query_properties=(
         *COMMON_QUERY_PROPERTIES,

@@ -37,7 +37,7 @@ Decisions where the sources are silent or disagree:
 from __future__ import annotations
 
 from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindAction, KindExample, KindSpec
-from plinth.kinds.permissions import permission_fields
+from plinth.kinds.permissions import declare_permissions
 from plinth.kinds.secret.models import SecretFields
 from plinth.kinds.secret.rules import prepare_secret, validate_secret
 
@@ -68,9 +68,21 @@ SECRET = KindSpec(
     immutable=("type",),
     prepare=prepare_secret,
     validate=validate_secret,
-    **permission_fields("secret"),
+    # Permissions: reveal reads the values (implied by edit); reveal and use each imply view
+    # (docs.controlplane.com/reference/secret).
+    **declare_permissions(
+        extra={"reveal": "Read the secret's values", "use": "Reference the secret from workloads"},
+        implied={"edit": ("reveal", "view"), "reveal": ("view",), "use": ("view",)},
+    ),
     query_properties=(*COMMON_QUERY_PROPERTIES, "type"),
     actions=(REVEAL, FOR_TYPE),
+    template={
+        "name": "",
+        "description": "",
+        "tags": {},
+        "type": "opaque",
+        "data": {"payload": "change me", "encoding": "plain"},
+    },
     example=KindExample(
         valid={"name": "sec{n}", "type": "opaque", "data": {"payload": "aGVsbG8=", "encoding": "base64"}},
         invalid=(

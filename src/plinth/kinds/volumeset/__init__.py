@@ -12,7 +12,6 @@ cross-field rules), ``status`` (the computed status, which follows the parent GV
 from __future__ import annotations
 
 from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindExample, KindSpec
-from plinth.kinds.permissions import permission_fields
 from plinth.kinds.volumeset.models import VolumeSetSpec
 from plinth.kinds.volumeset.prepare import prepare_volumeset
 from plinth.kinds.volumeset.rules import validate_volumeset
@@ -26,7 +25,6 @@ VOLUMESET = KindSpec(
     title="VolumeSet",
     spec_model=VolumeSetSpec,
     spec_required=True,
-    **permission_fields("volumeset"),
     immutable=("spec.performanceClass", "spec.fileSystemType"),
     prepare=prepare_volumeset,
     validate=validate_volumeset,
@@ -42,6 +40,13 @@ VOLUMESET = KindSpec(
         "spec.storageClassSuffix",
         "spec.autoscaling.maxCapacity",
     ),
+    short_names=("vs",),
+    template={
+        "name": "",
+        "description": "",
+        "tags": {},
+        "spec": {"initialCapacity": 10, "performanceClass": "general-purpose-ssd", "fileSystemType": "ext4"},
+    },
     example=KindExample(
         valid={"name": "v{n}", "spec": {"initialCapacity": 10}},
         invalid=(

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from plinth.errors import FieldError
 from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindAction, KindContext, KindExample, KindSpec
-from plinth.kinds.permissions import permission_fields
+from plinth.kinds.permissions import EXEC_DESCRIPTION, declare_permissions
 from plinth.kinds.workload.commands import CommandRequest
 from plinth.kinds.workload.links import identity_link_errors, validate_workload_links, workload_references
 from plinth.kinds.workload.models import WorkloadSpec
@@ -124,7 +124,16 @@ WORKLOAD = KindSpec(
     spec_model=WorkloadSpec,
     spec_required=True,
     name_rule=workload_name_rule,
-    **permission_fields("workload"),
+    **declare_permissions(
+        extra={
+            "configureLoadBalancer": "Configure the workload's load balancer",
+            "connect": "Open an interactive shell in a replica",
+            "exec": EXEC_DESCRIPTION,
+            "exec.runCronWorkload": "Force a cron workload to run",
+            "exec.stopReplica": "Force a replica to stop",
+        },
+        implied={"exec": ("exec.runCronWorkload", "exec.stopReplica")},
+    ),
     immutable=("spec.type",),
     prepare=prepare_workload,
     validate=validate,
@@ -141,6 +150,30 @@ WORKLOAD = KindSpec(
     item_links=(("deployment", "deployment"),),
     reserved_tags=WORKLOAD_TAGS,
     actions=ACTIONS,
+    short_names=("w",),
+    template={
+        "name": "",
+        "description": "",
+        "tags": {},
+        "spec": {
+            "type": "serverless",
+            "containers": [
+                {
+                    "name": "app",
+                    "image": "nginx:latest",
+                    "cpu": "50m",
+                    "memory": "128Mi",
+                    "ports": [{"number": 8080, "protocol": "http"}],
+                    "env": [],
+                }
+            ],
+            "defaultOptions": {
+                "autoscaling": {"metric": "concurrency", "minScale": 1, "maxScale": 3},
+                "capacityAI": False,
+            },
+            "firewallConfig": {"external": {"inboundAllowCIDR": ["0.0.0.0/0"]}},
+        },
+    },
     example=KindExample(
         valid={
             "name": "w{n}",
