@@ -26,6 +26,7 @@ from plinth.kinds.domain.status import compute_domain_status
 from plinth.kinds.permissions import permission_fields
 
 DOMAIN = KindSpec(
+    reads_placements=True,
     name="domain",
     terraform_resource="cpln_domain",
     text_columns=("NAME", "DESCRIPTION", "TAGS"),
