@@ -1,0 +1,79 @@
+"""The engine extension protocol (``engine/extensions.py``): the engine calls every registered
+extension's hooks at fixed points of each write, and names no feature itself.
+
+On both backends, through the engine the server runs."""
+
+from __future__ import annotations
+
+import orjson
+
+from plinth.engine.extensions import Extension, ExtensionHost, WriteChange
+from plinth.engine.requestinfo import RequestInfo
+from plinth.engine.service import Engine
+from plinth.engine.standard import standard_extensions
+from plinth.kinds import REGISTRY
+from plinth.storage.base import Operation, SetMeta, Storage
+from plinth.storage.query import ListRequest
+from tests.aio import RunAsync
+
+
+class Recorder(Extension):
+    """Writes a meta value in each transaction it is asked about, and records every call."""
+
+    def __init__(self, host: ExtensionHost) -> None:
+        self.calls: list[tuple[str, str, bool, bool]] = []
+
+    def _note(self, hook: str, change: WriteChange) -> None:
+        self.calls.append((hook, change.name, change.created, change.deleted))
+
+    async def before_commit(self, change: WriteChange) -> list[Operation]:
+        self._note("before_commit", change)
+        return [SetMeta(f"recorded.{change.name}", "deleted" if change.deleted else "written")]
+
+    async def dry_run(self, change: WriteChange) -> None:
+        self._note("dry_run", change)
+
+    async def after_commit(self, change: WriteChange) -> None:
+        self._note("after_commit", change)
+
+
+def test_every_write_calls_the_hooks_and_commits_what_they_add(store: Storage, run_async: RunAsync) -> None:
+    async def scenario() -> None:
+        engine = Engine(store, REGISTRY, extensions=[*standard_extensions(), Recorder])
+        recorder = engine.extensions.find(Recorder)
+        await engine.upsert(RequestInfo(kind="org"), {"name": "hooked"})
+        recorder.calls.clear()
+        info = RequestInfo(kind="gvc", org="hooked")
+        await engine.create(info, {"name": "prod"}, dry_run=True)
+        assert await store.get_meta("recorded.prod") is None  # a dry run commits nothing
+        await engine.create(info, {"name": "prod"})
+        assert await store.get_meta("recorded.prod") == "written"
+        await engine.patch(RequestInfo(kind="gvc", org="hooked", name="prod"), {"description": "changed"})
+        await engine.delete(RequestInfo(kind="gvc", org="hooked", name="prod"))
+        assert await store.get_meta("recorded.prod") == "deleted"
+        assert recorder.calls == [
+            ("dry_run", "prod", True, False),
+            ("before_commit", "prod", True, False),
+            ("after_commit", "prod", True, False),
+            ("before_commit", "prod", False, False),
+            ("after_commit", "prod", False, False),
+            ("before_commit", "prod", False, True),
+            ("after_commit", "prod", False, True),
+        ]
+
+    run_async(scenario())
+
+
+def test_an_engine_without_extensions_keeps_no_quota(store: Storage, run_async: RunAsync) -> None:
+    async def scenario() -> None:
+        engine = Engine(store, REGISTRY, extensions=[])
+        await engine.upsert(RequestInfo(kind="org"), {"name": "bare"})
+        await engine.create(RequestInfo(kind="gvc", org="bare"), {"name": "prod"})
+        assert await store.list_page(ListRequest("bare", "quota", "", 10)) == []
+        # With them, the GVC's own quotas come with it.
+        full = Engine(store, REGISTRY)
+        await full.create(RequestInfo(kind="gvc", org="bare"), {"name": "staging"})
+        quotas = [orjson.loads(r.doc) for r in await store.list_page(ListRequest("bare", "quota", "", 10))]
+        assert {q["dimensions"].get("gvc") for q in quotas} == {"staging"}
+
+    run_async(scenario())
