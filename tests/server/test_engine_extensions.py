@@ -5,6 +5,8 @@ On both backends, through the engine the server runs."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import orjson
 
 from plinth.engine.extensions import Extension, ExtensionHost, WriteChange
@@ -12,6 +14,7 @@ from plinth.engine.requestinfo import RequestInfo
 from plinth.engine.service import Engine
 from plinth.engine.standard import standard_extensions
 from plinth.kinds import REGISTRY
+from plinth.server import bootstrap as first_start
 from plinth.storage.base import Operation, SetMeta, Storage
 from plinth.storage.query import ListRequest
 from tests.aio import RunAsync
@@ -75,5 +78,48 @@ def test_an_engine_without_extensions_keeps_no_quota(store: Storage, run_async: 
         await full.create(RequestInfo(kind="gvc", org="bare"), {"name": "staging"})
         quotas = [orjson.loads(r.doc) for r in await store.list_page(ListRequest("bare", "quota", "", 10))]
         assert {q["dimensions"].get("gvc") for q in quotas} == {"staging"}
+
+    run_async(scenario())
+
+
+class LocationReads:
+    """The store, counting the pages of locations read (what resolving a placement costs)."""
+
+    def __init__(self, storage: Storage) -> None:
+        self._storage = storage
+        self.pages = 0
+
+    async def list_page(self, request: ListRequest) -> Any:
+        self.pages += request.kind == "location"
+        return await self._storage.list_page(request)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._storage, name)
+
+
+def test_only_statuses_that_read_placements_resolve_them(store: Storage, run_async: RunAsync) -> None:
+    async def scenario() -> None:
+        counting = LocationReads(store)
+        engine = Engine(counting, REGISTRY)  # type: ignore[arg-type]
+        await engine.upsert(RequestInfo(kind="org"), {"name": "placed"})
+        await first_start.ensure_builtins(engine, store)
+        query = {
+            "kind": "location",
+            "spec": {"match": "all", "terms": [{"property": "name", "value": "aws-us-east-1"}]},
+        }
+        await engine.create(
+            RequestInfo(kind="gvc", org="placed"),
+            {"name": "prod", "spec": {"staticPlacement": {"locationQuery": query}}},
+        )
+        # An identity's status does not read where its GVC is placed: no location is read for it.
+        counting.pages = 0
+        await engine.create(RequestInfo(kind="identity", org="placed", gvc="prod"), {"name": "app"})
+        assert counting.pages == 0
+        # A volume set's does: its locations are what the GVC's query selects.
+        created = await engine.create(
+            RequestInfo(kind="volumeset", org="placed", gvc="prod"), {"name": "data", "spec": {"initialCapacity": 10}}
+        )
+        assert counting.pages > 0
+        assert [loc["name"] for loc in orjson.loads(created.doc)["status"]["locations"]] == ["aws-us-east-1"]
 
     run_async(scenario())
