@@ -9,6 +9,9 @@ from typing import Any
 
 import orjson
 
+from plinth.auth.generation import GenerationWatcher
+from plinth.auth.policy import PolicySet
+from plinth.engine.access import AccessControl
 from plinth.engine.extensions import Extension, ExtensionHost, WriteChange
 from plinth.engine.requestinfo import RequestInfo
 from plinth.engine.service import Engine
@@ -121,5 +124,30 @@ def test_only_statuses_that_read_placements_resolve_them(store: Storage, run_asy
         )
         assert counting.pages > 0
         assert [loc["name"] for loc in orjson.loads(created.doc)["status"]["locations"]] == ["aws-us-east-1"]
+
+    run_async(scenario())
+
+
+def test_authorization_and_the_grants_extension_share_one_policy_set_cache(store: Storage, run_async: RunAsync) -> None:
+    async def scenario() -> None:
+        access = AccessControl(store, REGISTRY, GenerationWatcher(store))
+        engine = Engine(store, REGISTRY, access_control=access)
+        await engine.upsert(RequestInfo(kind="org"), {"name": "shared"})
+        await engine.create(RequestInfo(kind="serviceaccount", org="shared"), {"name": "robot"})
+        robot, secret = "/org/shared/serviceaccount/robot", "/org/shared/secret/s"
+
+        def grant(policies: PolicySet) -> object:
+            return policies.allowed(policies.identities(robot, None), "view", "secret", secret, lambda: None)
+
+        assert grant(await access.cached_policy_set("shared")) is None
+        body = {
+            "name": "robot-secrets",
+            "targetKind": "secret",
+            "target": "all",
+            "bindings": [{"permissions": ["view"], "principalLinks": [robot]}],
+        }
+        await engine.create(RequestInfo(kind="policy", org="shared"), body)
+        # The engine's policy write expired the cache authorization reads: it sees the policy now.
+        assert grant(await access.cached_policy_set("shared")) is not None
 
     run_async(scenario())
