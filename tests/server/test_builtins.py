@@ -11,12 +11,15 @@ from typing import Any
 import orjson
 import pytest
 
+from plinth.engine.quotas import Quotas, quotas_extension
 from plinth.engine.requestinfo import RequestInfo
 from plinth.engine.service import Engine
+from plinth.engine.standard import standard_extensions
 from plinth.errors import ValidationFailed
 from plinth.kinds import REGISTRY
 from plinth.kinds.base import Reference
 from plinth.kinds.location import BUILTIN_LOCATIONS
+from plinth.kinds.quota import QUOTAS, QuotaDefinition
 from plinth.server import bootstrap as first_start
 from plinth.storage.base import Key, SetMeta, Storage
 from plinth.storage.query import ListRequest
@@ -149,6 +152,31 @@ def test_quotas_an_older_server_did_not_keep_are_seeded_with_what_they_count(
         await engine.create(RequestInfo(kind="workload", org="early", gvc="prod"), body)
         workloads = [orjson.loads(r.doc) for r in await store.list_page(ListRequest("early", "quota", "", 100))]
         assert [q["current"] for q in workloads if q["name"] == "workloads-per-gvc"] == [3]
-        assert await engine.quotas.ensure("early", engine.clock()) == 0
+        assert await engine.extensions.find(Quotas).ensure("early", engine.clock()) == 0
 
     run_async(scenario())
+
+
+def test_a_quota_added_for_a_kind_already_served_is_seeded_in_an_existing_store(
+    store: Storage, run_async: RunAsync
+) -> None:
+    async def scenario() -> None:
+        # A store seeded by a server enforcing the standard quota list.
+        before = Engine(store, REGISTRY)
+        await before.upsert(RequestInfo(kind="org"), {"name": "grown"})
+        await first_start.ensure_builtins(before, store)
+        await before.create(RequestInfo(kind="serviceaccount", org="grown"), {"name": "robot"})
+        assert "service-accounts" not in {q["name"] for q in await quota_docs(store, "grown")}
+
+        # A newer server limits service accounts too: kinds and catalog are unchanged, the quota list is not.
+        accounts = QuotaDefinition("service-accounts", "serviceaccount", None, 500, "accounts", "Max service accounts")
+        newer = Engine(store, REGISTRY, extensions=[quotas_extension((*QUOTAS, accounts)), *standard_extensions()[1:]])
+        await first_start.ensure_builtins(newer, store)
+        seeded = {q["name"]: q["current"] for q in await quota_docs(store, "grown")}
+        assert seeded["service-accounts"] == 1
+
+    run_async(scenario())
+
+
+async def quota_docs(storage: Storage, org: str) -> list[dict[str, Any]]:
+    return [orjson.loads(r.doc) for r in await storage.list_page(ListRequest(org, "quota", "", 100))]

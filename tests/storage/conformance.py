@@ -242,22 +242,22 @@ async def run_tally_counts_up_to_the_ceiling_and_down_to_zero(store: Storage) ->
     org = new_org()
     quota = make_record(org, "quota", {"current": 0, "max": 2, "unit": "things"})
     await create(store, [quota])
-    await store.commit([Tally(quota.key, 1)])
-    await store.commit([Tally(quota.key, 1)])
+    await store.commit([Tally(quota.key, 1, "current", "max")])
+    await store.commit([Tally(quota.key, 1, "current", "max")])
     assert await _counter(store, quota.key) == (2, 1)  # the version never moves
 
     item = make_record(org, "third")
-    error = await expect_error("limit", store.commit([Put(item, None), Tally(quota.key, 1)]))
+    error = await expect_error("limit", store.commit([Put(item, None), Tally(quota.key, 1, "current", "max")]))
     assert error.key == quota.key
     assert await store.get(item.key) is None  # the whole batch failed
     assert await _counter(store, quota.key) == (2, 1)
 
     for _ in range(3):
-        await store.commit([Tally(quota.key, -1)])
+        await store.commit([Tally(quota.key, -1, "current", "max")])
     assert await _counter(store, quota.key) == (0, 1)  # never below zero
     assert orjson.loads((await store.get(quota.key, fresh=True)).doc)["unit"] == "things"  # type: ignore[union-attr]
     # A counter that does not exist counts nothing: the batch goes through.
-    await store.commit([Put(item, None), Tally(Key(org, "quota", "", "missing"), 1)])
+    await store.commit([Put(item, None), Tally(Key(org, "quota", "", "missing"), 1, "current", "max")])
     assert await store.get(item.key) is not None
 
 
@@ -268,7 +268,7 @@ async def run_tally_never_gives_the_last_unit_twice(store: Storage) -> None:
 
     async def take(n: int) -> bool:
         try:
-            await store.commit([Put(make_record(org, f"item{n}"), None), Tally(quota.key, 1)])
+            await store.commit([Put(make_record(org, f"item{n}"), None), Tally(quota.key, 1, "current", "max")])
         except StorageError as exc:
             assert exc.code == "limit"
             return False

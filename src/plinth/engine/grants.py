@@ -1,42 +1,53 @@
 """What the org's policies answer to the questions a status asks (``KindSpec.grant_questions``),
-and which statuses a policy write refreshes.
+and which statuses a write of a grant-giving item (a policy) refreshes: an engine extension.
 
 A workload reads the secrets it references through its identity, which must hold ``reveal`` on
 each (docs.controlplane.com/reference/secret): its status asks, for each reference, whether the identity holds it. The
 answer comes from the same policy decisions that authorize requests (``auth/policy.py``), read
-from a policy set cached per access generation, so asking costs no store read on most writes.
+from the process's policy-set cache (``access.AccessControl``, shared with authorization), so
+asking costs no store read on most writes.
 
-Only a policy can change an answer (groups hold users and service accounts, never
-identities), so after a committed write or delete of a policy that binds an identity, the
-statuses that depend on the items it targets (before and after the write) are made right with
-:meth:`StatusInputs.settle_dependants`, as if those items had changed.
+Only a grant-giving item can change an answer (groups hold users and service accounts, never
+identities), so after a committed write or delete of one whose kind declares
+``KindSpec.grant_targets``, the statuses that depend on the items it targets (before and after
+the write) are made right, as if those items had changed. An item whose own status asked
+makes it right again after its commit, with the policies read anew.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 
-from plinth.auth.generation import GenerationWatcher
+import orjson
+
 from plinth.engine.access import AccessControl
+from plinth.engine.extensions import Extension, ExtensionHost, WriteChange
 from plinth.engine.render import href_of
-from plinth.kinds.base import GrantQuestion, Item, KindSpec
+from plinth.kinds.base import GrantQuestion, GrantTargets, Item, KindContext, KindSpec
 from plinth.meta import parse_link
-from plinth.storage.base import Storage
+from plinth.storage.base import Key, Storage, StorageError
 from plinth.storage.query import ListRequest
 from plinth.storage.scan import every_record
 
-POLICY_KIND = "policy"
-IDENTITY_SEGMENT = "/identity/"
 TARGETS_PAGE = 500
 
 
-class Grants:
-    """Answers grant questions for statuses, from a per-process cache of policy sets."""
+class Grants(Extension):
+    """Answers grant questions for statuses; settles them after grant-giving writes."""
 
-    def __init__(self, storage: Storage, kinds: Mapping[str, KindSpec]) -> None:
-        self._storage = storage
-        self._kinds = kinds
-        self._control = AccessControl(storage, kinds, GenerationWatcher(storage))
+    def __init__(self, host: ExtensionHost) -> None:
+        self._host = host
+        self._storage: Storage = host.storage
+        self._kinds: Mapping[str, KindSpec] = host.kinds
+        self._control: AccessControl = host.policies
+
+    async def status_inputs(self, kind: KindSpec, item: Item, ctx: KindContext) -> KindContext:
+        """``ctx.grants``: the answers to the questions the status of ``item`` asks."""
+        questions = kind.grant_questions(item, ctx.org)
+        if not questions:
+            return ctx
+        return replace(ctx, grants=await self.answer(ctx.org, questions, ctx.resolved))
 
     async def answer(
         self, org: str, questions: Iterable[GrantQuestion], resolved: Mapping[str, Item | None]
@@ -53,27 +64,55 @@ class Grants:
             out[q] = grant is not None
         return out
 
-    def expire(self) -> None:
-        """The next answer reads the access generation again (a policy was just written here)."""
-        self._control.expire()
+    async def after_commit(self, change: WriteChange) -> None:
+        """After a grant-giving write: the statuses its targets feed; after a write of an item
+        whose status asked: its own status, with the policies read anew (a policy written
+        meanwhile may have settled its dependants before this item was stored)."""
+        if change.kind.grant_targets is not None:
+            await self._settle_targets(change)
+        item = change.after
+        if item is not None and change.kind.grant_questions(item, change.org):
+            self._control.expire()
+            await self._host.settle_own(change.kind, change.org, change.key, change.href, item, change.now)
 
-    async def targets_changed_by(self, org: str, policies: Iterable[Item | None]) -> dict[str, list[str]]:
-        """The items whose grants to identities a policy write may have changed: by kind, the
-        hrefs the policy targeted before or after it (every item of the kind for ``target: all``
-        or a ``targetQuery``). Empty when neither version binds an identity."""
-        versions = [p for p in policies if p is not None]
-        if not any(IDENTITY_SEGMENT in link for p in versions for link in _principals(p)):
+    async def _settle_targets(self, change: WriteChange) -> None:
+        org = change.org
+        self._control.expire()  # the commit moved the access generation: read the new policies
+        try:
+            targets = await self.targets_changed_by(change.kind, org, (change.before, change.after))
+        except StorageError as exc:
+            if exc.code != "unavailable":
+                raise
+            return
+        for kind_name, hrefs in targets.items():
+            kind = self._kinds.get(kind_name)
+            if kind is None:
+                continue
+            for href in hrefs:
+                link = parse_link(href, org)
+                if link is None:
+                    continue
+                key = Key(org, kind.name, (link.gvc or "") if kind.scope == "gvc" else "", link.name)
+                record = await self._storage.get(key, fresh=True)
+                if record is not None:  # the dependants of a missing item already say so
+                    await self._host.settle_dependants(kind, org, href, link.name, orjson.loads(record.doc), change.now)
+
+    async def targets_changed_by(
+        self, kind: KindSpec, org: str, versions: Iterable[Item | None]
+    ) -> dict[str, list[str]]:
+        """The items whose grants to identities a write of a ``kind`` item may have changed: by
+        kind, the hrefs it targeted before or after (``KindSpec.grant_targets``). Empty when
+        neither version binds an identity."""
+        assert kind.grant_targets is not None
+        declared = [kind.grant_targets(v, org) for v in versions if v is not None]
+        if not any(t.binds_identity for t in declared):
             return {}
         out: dict[str, set[str]] = {}
-        for policy in versions:
-            kind = str(policy.get("targetKind", ""))
-            hrefs = out.setdefault(kind, set())
-            if policy.get("target") == "all" or policy.get("targetQuery") is not None:
-                hrefs |= await self._every(org, kind)
-            for link in policy.get("targetLinks") or []:
-                parsed = parse_link(link, org)
-                if parsed is not None and parsed.org == org:
-                    hrefs.add(parsed.href)
+        for targets in declared:
+            hrefs = out.setdefault(targets.kind, set())
+            if targets.every:
+                hrefs |= await self._every(org, targets.kind)
+            hrefs.update(targets.hrefs)
         return {kind: sorted(hrefs) for kind, hrefs in out.items() if hrefs}
 
     async def _every(self, org: str, kind: str) -> set[str]:
@@ -86,5 +125,4 @@ class Grants:
         }
 
 
-def _principals(policy: Item) -> list[str]:
-    return [link for b in policy.get("bindings") or [] for link in b.get("principalLinks") or []]
+__all__ = ["GrantTargets", "Grants"]

@@ -7,18 +7,24 @@ be run (a property locations do not have) selects nothing: the GVC's own rules r
 query when it is written, so only a GVC stored before them can hold one. Links are taken as
 they are, each once, in order: a GVC stored before locations were served may name one that
 does not exist, and it keeps its placement.
+
+An engine extension (:class:`Placements`): only the statuses of kinds that declare
+``KindSpec.reads_placements`` are given placements (``ctx.placements``), so no other kind pays
+for resolving them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import orjson
 
+from plinth.engine.extensions import Extension, ExtensionHost
 from plinth.engine.querywire import parse_query
 from plinth.errors import ValidationFailed
-from plinth.kinds.base import Item, KindSpec
+from plinth.kinds.base import Item, KindContext, KindSpec
 from plinth.kinds.links import placement_locations
 from plinth.storage.base import Storage
 from plinth.storage.evaluate import matches, sort_key
@@ -60,3 +66,24 @@ async def _locations(storage: Storage, org: str) -> list[Item]:
 def holds_query(path: str) -> Filter:
     """A storage filter for items holding something at the dotted ``path`` (a GVC's query)."""
     return Filter(terms=(Term("exists", path=tuple(path.split("."))),))
+
+
+class Placements(Extension):
+    """Fills ``ctx.placements`` for the statuses of kinds that read them: where each GVC the
+    context holds (its ``parent``, GVCs among ``resolved``) is placed."""
+
+    def __init__(self, host: ExtensionHost) -> None:
+        self._storage = host.storage
+        self._kinds = host.kinds
+
+    async def status_inputs(self, kind: KindSpec, item: Item, ctx: KindContext) -> KindContext:
+        if not kind.reads_placements:
+            return ctx
+        gvcs = [ctx.parent] if ctx.parent is not None else []
+        gvcs += [other for other in ctx.resolved.values() if other is not None and other.get("kind") == "gvc"]
+        found: dict[str, tuple[str, ...]] = {}
+        for gvc in gvcs:
+            href = f"/org/{ctx.org}/gvc/{gvc.get('name')}"
+            if href not in found:
+                found[href] = await gvc_placement(self._storage, self._kinds, ctx.org, gvc)
+        return replace(ctx, placements=found)

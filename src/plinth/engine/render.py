@@ -12,6 +12,9 @@ from plinth.kinds.base import Item, KindSpec
 from plinth.meta import SERVER_OWNED, collection_href, item_href
 from plinth.storage.base import Key
 
+#: Who the server's own writes are made by (the engine's ``SYSTEM`` principal, records it seeds).
+SERVER_ACTOR = "/plinth/system"
+
 
 def now_iso() -> str:
     """UTC with milliseconds and ``Z``: the form the official clients print and parse."""

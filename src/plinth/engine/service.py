@@ -14,15 +14,16 @@ from typing import Any
 
 import orjson
 
+from plinth.auth.generation import GenerationWatcher
 from plinth.auth.generation import bump as bump_access_generation
 from plinth.engine import escalation, pipeline, sealed
-from plinth.engine.access import Access, Unrestricted, require, stamp_of
+from plinth.engine.access import Access, AccessControl, Unrestricted, require, stamp_of
 from plinth.engine.deletes import guard_children, guard_protected, owned_deletes
-from plinth.engine.grants import Grants
+from plinth.engine.extensions import ExtensionFactory, ExtensionHost, Extensions, WriteChange
 from plinth.engine.patch import apply_patch
-from plinth.engine.quotas import SERVER_ACTOR, Quotas
 from plinth.engine.references import check_references, normalise_links, refresh_dependants
 from plinth.engine.render import (
+    SERVER_ACTOR,
     client_view,
     event_doc,
     finish_item,
@@ -32,6 +33,7 @@ from plinth.engine.render import (
     now_iso,
 )
 from plinth.engine.requestinfo import RequestInfo
+from plinth.engine.standard import standard_extensions
 from plinth.engine.statuses import StatusInputs
 from plinth.errors import (
     BadRequest,
@@ -97,6 +99,7 @@ class Built:
     item: Item
     links: set[str]
     now: str
+    change: WriteChange
 
 
 class Target:
@@ -153,6 +156,8 @@ class Engine:
         runtime: Runtime | None = None,
         base_domain: str = DEFAULT_BASE_DOMAIN,
         sealer: Sealer | None = None,
+        extensions: Sequence[ExtensionFactory] | None = None,
+        access_control: AccessControl | None = None,
     ) -> None:
         self.storage = storage
         self.kinds = kinds
@@ -160,8 +165,16 @@ class Engine:
         #: Seals the fields kinds declare ``sealed`` (``engine/sealed.py``); without one, writes
         #: and reveals of such kinds answer 503.
         self.sealer = sealer
-        self.statuses = StatusInputs(storage, kinds, runtime or SimulatedRuntime(), base_domain, Grants(storage, kinds))
-        self.quotas = Quotas(storage, kinds)
+        self.statuses = StatusInputs(storage, kinds, runtime or SimulatedRuntime(), base_domain)
+        #: The process's policy sets, shared by authorization and the extensions that ask them.
+        self.access_control = access_control or AccessControl(storage, kinds, GenerationWatcher(storage))
+        host = ExtensionHost(
+            storage, kinds, self.access_control, self.statuses.settle_dependants, self.statuses.settle_own
+        )
+        factories = standard_extensions() if extensions is None else extensions
+        #: The cross-kind features (``extensions.py``), called at fixed points of every write.
+        self.extensions = Extensions([make(host) for make in factories])
+        self.statuses.extensions = self.extensions
         self._targets: dict[RequestInfo, Target] = {}
 
     # -- addressing -------------------------------------------------------------------
@@ -384,9 +397,9 @@ class Engine:
             built = await self._build(t, parent, old_record, old, w, sealed_record)
             if isinstance(built, WriteResult):
                 return built
-            committed = await self._commit(t, built.ops, built.result, pinned=w.expected is not None)
+            committed = await self._commit(built.change, built.ops, built.result, pinned=w.expected is not None)
             if committed is not None:  # else it lost a race: read again and retry
-                await self._settle(t, built.item, built.links, built.now, old)
+                await self._settle(built.change, built.links)
                 if committed.status == 201 and t.kind.shown_once is not None:
                     shown = t.kind.shown_once(orjson.loads(committed.doc))
                     committed = replace(committed, doc=orjson.dumps(shown))
@@ -458,9 +471,9 @@ class Engine:
         created = old is None
         outcome = "created" if created else "updated"
         result = WriteResult(201 if created else 200, doc, t.href if created else None, outcome)
+        write = self._change(t, old, item, now)
         if w.dry_run:
-            if created:
-                await self.quotas.check_room(t.kind, t.org, t.gvc)
+            await self.extensions.dry_run(write)
             return result
         event_id, event = event_doc("created" if created else "updated", t.href, version, w.access.principal_link, now)
         ops: list[Operation] = [
@@ -476,21 +489,21 @@ class Engine:
         )
         before = set(await self._links_of(t.kind, old, t.org)) if old is not None else set()
         ops += await self.statuses.refresh_referenced(t.kind, t.org, t.href, before, set(hrefs), now)
-        if created:
-            ops += self.quotas.on_create(t.kind, t.org, t.gvc, t.name, now)  # last: a tally locks its quota
-        return Built(result, ops, item, before | set(hrefs), now)
+        ops += await self.extensions.before_commit(write)  # last: a quota's tally locks its record
+        return Built(result, ops, item, before | set(hrefs), now, write)
 
-    async def _settle(self, t: Target, item: Item | None, links: set[str], now: str, before: Item | None) -> None:
-        """After a committed write or delete of ``t`` (``before``: the item it replaced): the
-        statuses that depend on it, on what it links to or linked to, on what a query may
-        select it for, and on what its policy grants, made right."""
-        await self.statuses.settle_dependants(t.kind, t.org, t.href, t.name, item, now)
-        if links and self._feeds_referrers(t.kind):
-            await self.statuses.settle(t.kind, t.org, links, now)
-        await self.statuses.settle_selectors(t.kind, t.org, now)
-        await self.statuses.settle_grants(t.kind, t.org, (before, item), now)
-        if item is not None:
-            await self.statuses.settle_asked(t.kind, t.org, t.key, t.href, item, now)
+    def _change(self, t: Target, before: Item | None, after: Item | None, now: str) -> WriteChange:
+        return WriteChange(t.kind, t.org, t.gvc, t.name, t.key, t.href, before, after, now)
+
+    async def _settle(self, c: WriteChange, links: set[str]) -> None:
+        """After a committed write or delete (``c``): the statuses that depend on it, on what it
+        links to or linked to, on what a query may select it for, and what the extensions
+        settle (``after_commit``: a policy's grants), made right."""
+        await self.statuses.settle_dependants(c.kind, c.org, c.href, c.name, c.after, c.now)
+        if links and self._feeds_referrers(c.kind):
+            await self.statuses.settle(c.kind, c.org, links, c.now)
+        await self.statuses.settle_selectors(c.kind, c.org, c.now)
+        await self.extensions.after_commit(c)
 
     async def _sealed_values(self, t: Target) -> tuple[Record | None, dict[str, Any]]:
         """The stored sealed record of ``t`` (fresh) and its fields in the clear."""
@@ -520,17 +533,20 @@ class Engine:
         _, _, hrefs = await check_references(self.storage, self.kinds, org, kind.references(item, org), {})
         return hrefs
 
-    async def _commit(self, t: Target, ops: list[Operation], result: WriteResult, pinned: bool) -> WriteResult | None:
+    async def _commit(
+        self, c: WriteChange, ops: list[Operation], result: WriteResult, pinned: bool
+    ) -> WriteResult | None:
         try:
             await self.storage.commit(ops)
         except StorageError as exc:
             if exc.code == "unavailable":
-                raise storage_error(exc, t.kind.name, t.name) from exc
-            if exc.code == "limit":
-                raise await self.quotas.exceeded(t.kind, t.org, t.gvc) from exc
-            if pinned and exc.key == t.key and exc.code == "conflict":
-                raise storage_error(exc, t.kind.name, t.name) from exc
-            COMMIT_RETRIES.labels(t.kind.name).inc()
+                raise storage_error(exc, c.kind.name, c.name) from exc
+            refused = await self.extensions.refused(c, exc)
+            if refused is not None:  # a quota's limit
+                raise refused from exc
+            if pinned and exc.key == c.key and exc.code == "conflict":
+                raise storage_error(exc, c.kind.name, c.name) from exc
+            COMMIT_RETRIES.labels(c.kind.name).inc()
             return None
         return result
 
@@ -574,9 +590,10 @@ class Engine:
             )
             linked = set(await self._links_of(t.kind, item, t.org))
             ops += await self.statuses.refresh_referenced(t.kind, t.org, t.href, linked, set(), now)
-            ops += await self.quotas.on_delete(t.kind, t.org, t.gvc, t.name)
-            if await self._commit(t, ops, WriteResult(202, b""), pinned=False) is not None:
-                await self._settle(t, None, linked, now, item)
+            change = self._change(t, item, None, now)
+            ops += await self.extensions.before_commit(change)  # last: a quota's tally locks its record
+            if await self._commit(change, ops, WriteResult(202, b""), pinned=False) is not None:
+                await self._settle(change, linked)
                 return
         raise Conflict("The item is changing too fast to delete; retry", {"name": t.name})
 

@@ -1,6 +1,6 @@
 """Everything ``compute_status`` may read, and the status refreshes that links between items cause.
 
-Status is computed by the server, in the transaction of the write that changes it. Three
+Status is computed by the server, in the transaction of the write that changes it. These
 things beside the item itself feed it, each declared by the kind (``kinds/base.py``):
 
 - the items it links to (``references``), resolved into ``ctx.resolved``; a change to one of
@@ -10,26 +10,27 @@ things beside the item itself feed it, each declared by the kind (``kinds/base.p
   what it links to, and of what it linked to before (:func:`refresh_referenced`);
 - what the runtime reports (``runtime_status``), as ``ctx.reported``; the runtime is told why
   the item cannot run yet (``runtime_blockers``, which may read ``ctx.grants``);
-- what the org's policies answer to the kind's ``grant_questions``, as ``ctx.grants``
-  (``grants.py``); a policy write refreshes the statuses that may have asked
-  (:meth:`StatusInputs.settle_grants`);
-- where the GVCs it reads are placed (``placement.py``), as ``ctx.placements``; a write of an
-  item a GVC's query may select refreshes what depends on the GVCs holding one
+- what the engine's extensions provide (``extensions.py``'s ``status_inputs``): what the
+  org's policies answer to the kind's ``grant_questions``, as ``ctx.grants`` (``grants.py``;
+  a policy write refreshes the statuses that may have asked); where the GVCs it reads are
+  placed, as ``ctx.placements``, for a kind that ``reads_placements`` (``placement.py``); a
+  write of an item a GVC's query may select refreshes what depends on the GVCs holding one
   (``query_inputs``, :meth:`StatusInputs.settle_selectors`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import orjson
 
-from plinth.engine.grants import POLICY_KIND, Grants
-from plinth.engine.placement import gvc_placement, holds_query
+from plinth.engine.extensions import Extensions
+from plinth.engine.placement import holds_query
 from plinth.engine.references import check_references, refresh_dependants
 from plinth.kinds.base import Item, KindContext, KindSpec
+from plinth.kinds.links import gvc_locations
 from plinth.meta import parse_link
 from plinth.runtime.base import Placement, Runtime
 from plinth.storage.base import Key, Put, Storage, StorageError
@@ -42,41 +43,25 @@ SETTLE_ROUNDS = 10
 SELECTORS_PAGE = 200
 
 
-@dataclass(frozen=True)
+@dataclass
 class StatusInputs:
-    """Builds the :class:`KindContext` that ``compute_status`` gets, for any kind."""
+    """Builds the :class:`KindContext` that ``compute_status`` gets, for any kind; the engine's
+    extensions fill in what they provide (``status_inputs``: grants, placements)."""
 
     storage: Storage
     kinds: Mapping[str, KindSpec]
     runtime: Runtime
     base_domain: str
-    grants: Grants
+    #: Set by the engine once its extensions are built (they settle statuses through this).
+    extensions: Extensions = field(default_factory=lambda: Extensions(()))
 
     async def placement(self, kind: KindSpec, org: str, item: Item, gvc: Item, href: str) -> Placement:
         """What the runtime is told of the stored item at ``href`` (a workload) in ``gvc``."""
-        locations = await gvc_placement(self.storage, self.kinds, org, gvc)
         _, resolved, _ = await check_references(self.storage, self.kinds, org, kind.references(item, org), {})
         ctx = KindContext(org=org, now=str(item.get("lastModified", "")), gvc=gvc.get("name"), parent=gvc)
-        ctx = await self._with_grants(kind, replace(ctx, resolved=resolved), item)
+        ctx = await self.extensions.status_inputs(kind, item, replace(ctx, resolved=resolved))
         blocked = tuple(kind.runtime_blockers(item, ctx))
-        return Placement(item, gvc, href, locations, self.base_domain, blocked)
-
-    async def _with_grants(self, kind: KindSpec, ctx: KindContext, item: Item) -> KindContext:
-        questions = kind.grant_questions(item, ctx.org)
-        if not questions:
-            return ctx
-        return replace(ctx, grants=await self.grants.answer(ctx.org, questions, ctx.resolved))
-
-    async def placements(self, ctx: KindContext) -> dict[str, tuple[str, ...]]:
-        """Where each GVC ``ctx`` holds (its ``parent``, GVCs among ``resolved``) is placed."""
-        gvcs = [ctx.parent] if ctx.parent is not None else []
-        gvcs += [item for item in ctx.resolved.values() if item is not None and item.get("kind") == "gvc"]
-        found: dict[str, tuple[str, ...]] = {}
-        for gvc in gvcs:
-            href = f"/org/{ctx.org}/gvc/{gvc.get('name')}"
-            if href not in found:
-                found[href] = await gvc_placement(self.storage, self.kinds, ctx.org, gvc)
-        return found
+        return Placement(item, gvc, href, gvc_locations(gvc, ctx.placements, org), self.base_domain, blocked)
 
     async def context(
         self,
@@ -97,16 +82,15 @@ class StatusInputs:
             for other, links in (pending or {}).items():
                 (found.add if links else found.discard)(other)
             referrers = tuple(sorted(found))
-        placements = await self.placements(ctx)
-        ctx = await self._with_grants(kind, ctx, item)
+        ctx = await self.extensions.status_inputs(kind, item, ctx)
         reported: dict[str, Any] | None = None
         if kind.runtime_status and ctx.parent is not None:
-            locations = placements[f"/org/{ctx.org}/gvc/{ctx.parent.get('name')}"]
+            locations = gvc_locations(ctx.parent, ctx.placements, ctx.org)
             blocked = tuple(kind.runtime_blockers(item, ctx))
             placement = Placement(item, ctx.parent, href, locations, self.base_domain, blocked)
             summary = self.runtime.summary(placement)
             reported = {"ready": summary.ready, "replicas": summary.replicas, "message": summary.message}
-        return replace(ctx, referrers=referrers, reported=reported, placements=placements, base_domain=self.base_domain)
+        return replace(ctx, referrers=referrers, reported=reported, base_domain=self.base_domain)
 
     async def refresh_referenced(
         self, changed: KindSpec, org: str, href: str, before: set[str], after: set[str], now: str
@@ -167,31 +151,6 @@ class StatusInputs:
             if exc.code != "unavailable":
                 raise
 
-    async def settle_grants(self, changed: KindSpec, org: str, versions: tuple[Item | None, ...], now: str) -> None:
-        """After a committed write or delete of a policy (``versions``: before and after): the
-        statuses whose grant questions it may answer otherwise, made right (``grants.py``)."""
-        if changed.name != POLICY_KIND:
-            return
-        self.grants.expire()  # the commit moved the access generation: read the new policies
-        try:
-            targets = await self.grants.targets_changed_by(org, versions)
-        except StorageError as exc:
-            if exc.code != "unavailable":
-                raise
-            return
-        for kind_name, hrefs in targets.items():
-            kind = self.kinds.get(kind_name)
-            if kind is None:
-                continue
-            for href in hrefs:
-                link = parse_link(href, org)
-                if link is None:
-                    continue
-                key = Key(org, kind.name, (link.gvc or "") if kind.scope == "gvc" else "", link.name)
-                record = await self.storage.get(key, fresh=True)
-                if record is not None:  # the dependants of a missing item already say so
-                    await self.settle_dependants(kind, org, href, link.name, orjson.loads(record.doc), now)
-
     async def settle_selectors(self, changed: KindSpec, org: str, now: str) -> None:
         """After a committed write or delete of an item of ``changed``: the statuses that depend
         on the items whose query may select it (``query_inputs``: a GVC's ``locationQuery``
@@ -241,14 +200,10 @@ class StatusInputs:
         item["status"] = status
         return Put(replace(record, doc=orjson.dumps(item)), record.version, tuple(hrefs))
 
-    async def settle_asked(self, kind: KindSpec, org: str, key: Key, href: str, item: Item, now: str) -> None:
-        """After a committed write of ``item``, whose status asked the policies (``grant_questions``):
-        ask again, with the policies read anew. A policy written meanwhile may have settled its
-        dependants before this item was stored, from policies this write had not seen yet; this
-        item then makes its own status right, as every writer settles its own."""
-        if not kind.grant_questions(item, org):
-            return
-        self.grants.expire()
+    async def settle_own(self, kind: KindSpec, org: str, key: Key, href: str, item: Item, now: str) -> None:
+        """After a committed write of ``item``: compute its status again from what is stored now
+        and rewrite it if it changed (an extension's input, such as the policies, may have moved
+        meanwhile: every writer settles its own)."""
         try:
             for _ in range(SETTLE_ROUNDS):
                 op = await self._recomputed(kind, org, key, href, now, None)

@@ -61,6 +61,18 @@ class Reference:
 
 
 @dataclass(frozen=True, slots=True)
+class GrantTargets:
+    """The items a grant-giving item (a policy) applies to: those of ``kind`` it links
+    (``hrefs``), or every item of ``kind`` when ``every``; ``binds_identity``: whether it grants
+    to an identity (only identities' grants are asked by statuses)."""
+
+    kind: str
+    every: bool
+    hrefs: tuple[str, ...]
+    binds_identity: bool
+
+
+@dataclass(frozen=True, slots=True)
 class GrantQuestion:
     """Whether ``principal`` (a link) holds ``permission`` on the item of ``kind`` at ``target``
     under the org's policies: a question a kind's status asks (:attr:`KindSpec.grant_questions`),
@@ -337,6 +349,14 @@ class KindSpec:
     query_inputs: Mapping[str, str] = field(default_factory=dict)
     #: The runtime reports on items of this kind; ``compute_status`` finds it in ``ctx.reported``.
     runtime_status: bool = False
+    #: ``compute_status`` reads ``ctx.placements`` (where the GVCs it reads are placed): only
+    #: such kinds pay for resolving them.
+    reads_placements: bool = False
+    #: For a kind whose items grant permissions (a policy): which items ``item`` grants on
+    #: (:class:`GrantTargets`).
+    #: After a write that binds an identity before or after, the engine refreshes the statuses
+    #: that asked about the targets of both versions.
+    grant_targets: Callable[[Item, str], GrantTargets] | None = None
     #: Record kinds the engine stores under an item of this kind (``Key(org, kind,
     #: "{gvc}/{name}", id)`` for a GVC-scoped kind), deleted with it (a workload's commands).
     owned_records: tuple[str, ...] = ()

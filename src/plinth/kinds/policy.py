@@ -45,7 +45,16 @@ import orjson
 from pydantic import Field, field_validator
 
 from plinth.errors import FieldError
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Conferred, Item, KindContext, KindExample, KindSpec, Reference
+from plinth.kinds.base import (
+    COMMON_QUERY_PROPERTIES,
+    Conferred,
+    GrantTargets,
+    Item,
+    KindContext,
+    KindExample,
+    KindSpec,
+    Reference,
+)
 from plinth.kinds.links import link_kind, link_problem, names_item, normalise_links
 from plinth.kinds.permissions import implied_closure, target_permissions
 from plinth.kinds.query_model import Query
@@ -196,6 +205,25 @@ def forget_principal(item: Item, href: str, org: str) -> Item | None:
     return {**item, "bindings": bindings} if changed else None
 
 
+#: What a principal link to an identity holds: only grants to identities feed statuses.
+IDENTITY_SEGMENT = "/identity/"
+
+
+def policy_grant_targets(item: Item, org: str) -> GrantTargets:
+    """What this policy grants on: its targets (every item of its ``targetKind`` for ``target:
+    all`` or a ``targetQuery``), and whether it binds an identity (only an identity's grants
+    are asked by statuses: a workload's secrets)."""
+    principals = [link for b in item.get("bindings") or [] for link in b.get("principalLinks") or []]
+    binds = any(IDENTITY_SEGMENT in link for link in principals)
+    hrefs = []
+    for link in item.get("targetLinks") or []:
+        parsed = parse_link(link, org)
+        if parsed is not None and parsed.org == org:
+            hrefs.append(parsed.href)
+    every = item.get("target") == "all" or item.get("targetQuery") is not None
+    return GrantTargets(str(item.get("targetKind", "")), every, tuple(hrefs), binds)
+
+
 POLICY = KindSpec(
     name="policy",
     terraform_resource="cpln_policy",
@@ -211,6 +239,7 @@ POLICY = KindSpec(
     references=policy_references,
     forget=forget_principal,
     confers=policy_confers,
+    grant_targets=policy_grant_targets,
     query_properties=(*COMMON_QUERY_PROPERTIES, "origin", "targetKind"),
     template={
         "name": "",

@@ -36,25 +36,36 @@ MAX_LIMIT = 1_000_000
 
 @dataclass(frozen=True, slots=True)
 class QuotaDefinition:
-    """One known quota: what it counts (``counts``, a kind), and whether per GVC or per org."""
+    """One known quota: what it counts (``counts``, a kind), and its ``container``: the kind
+    whose items each hold one of it (``"gvc"``: per GVC, created and deleted with the GVC), or
+    ``None`` for one per org."""
 
     name: str
     counts: str
-    per_gvc: bool
+    container: str | None
     default_max: int
     unit: str
     description: str
 
+    @property
+    def per_gvc(self) -> bool:
+        """Whether each GVC holds one of this quota."""
+        return self.container == "gvc"
+
 
 QUOTAS: tuple[QuotaDefinition, ...] = (
-    QuotaDefinition("agents", "agent", False, 100, "agents", "Max number of agents"),
-    QuotaDefinition("domains", "domain", False, 1000, "domains", "Max number of domains"),
+    QuotaDefinition("agents", "agent", None, 100, "agents", "Max number of agents"),
+    QuotaDefinition("domains", "domain", None, 1000, "domains", "Max number of domains"),
     QuotaDefinition(
-        "identities-per-gvc", "identity", True, 1000, "identities", "Max number of workload identities in a gvc"
+        "identities-per-gvc", "identity", "gvc", 1000, "identities", "Max number of workload identities in a gvc"
     ),
-    QuotaDefinition("workloads-per-gvc", "workload", True, 1000, "workloads", "Max number of workloads in a gvc"),
+    QuotaDefinition("workloads-per-gvc", "workload", "gvc", 1000, "workloads", "Max number of workloads in a gvc"),
 )
 LIMITING: dict[str, QuotaDefinition] = {q.counts: q for q in QUOTAS}
+#: The fields of a quota's document the store counts in (``storage.base.Tally``): the usage,
+#: and the ceiling it may not pass.
+COUNTER_FIELD = "current"
+CEILING_FIELD = "max"
 #: Fixed, so that every server derives the same ids.
 _ID_NAMESPACE = uuid.UUID("6a1f4c0e-2b9d-5e53-9c1a-7d0f2e8b4a61")
 

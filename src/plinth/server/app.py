@@ -33,6 +33,7 @@ from plinth.auth.principal import Principal
 from plinth.engine.access import AccessControl
 from plinth.engine.requestinfo import parse_path
 from plinth.engine.service import Engine
+from plinth.engine.standard import standard_extensions
 from plinth.engine.watch_hub import WatchHub
 from plinth.errors import MethodNotAllowed, ServiceUnavailable, TooManyRequests, Unauthorized
 from plinth.kinds import REGISTRY
@@ -171,8 +172,17 @@ class PlinthApp:
         storage = await open_storage(self.settings.database_url, self.settings.data_dir)
         try:
             runtime = make_runtime(self.settings.runtime)
+            watcher = GenerationWatcher(storage)
+            # One policy-set cache per process: authorization and the grants extension share it.
+            access = AccessControl(storage, REGISTRY, watcher)
             engine = Engine(
-                storage, REGISTRY, runtime=runtime, base_domain=self.settings.base_domain, sealer=self.sealer
+                storage,
+                REGISTRY,
+                runtime=runtime,
+                base_domain=self.settings.base_domain,
+                sealer=self.sealer,
+                extensions=standard_extensions(),
+                access_control=access,
             )
             if await storage.get_meta(first_start.ORG_META) is None:
                 # ``plinth serve`` bootstraps before it starts workers, unless the store was
@@ -186,10 +196,9 @@ class PlinthApp:
         except BaseException:
             await storage.close()
             raise
-        watcher = GenerationWatcher(storage)
         self.authenticator = KeyAuthenticator(storage, watcher)
         self.oidc = oidc_authenticator(self.settings, storage, watcher)
-        self.services = Services(engine, AccessControl(storage, REGISTRY, watcher), SigningCache(storage, self.sealer))
+        self.services = Services(engine, access, SigningCache(storage, self.sealer))
         self.hub = await self._start_hub(storage, watcher)
         self.storage, self.engine, self.watcher = storage, engine, watcher
 

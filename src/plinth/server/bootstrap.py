@@ -99,12 +99,17 @@ async def seed_builtins(engine: Engine, org: str) -> None:
         await engine.create_missing("auditctx", org, [(context, BUILTIN)])
     if "location" in engine.kinds:
         await engine.create_missing("location", org, builtin_locations())
-    await engine.quotas.ensure(org, engine.clock())
+    await engine.extensions.seed(org, engine.clock())  # the records extensions keep per org (quotas)
 
 
 def builtins_fingerprint(engine: Engine) -> str:
-    """What the built-ins :func:`seed_builtins` creates depend on: the served kinds and the catalog."""
-    basis = [sorted(set(engine.kinds) & set(PERMISSIONS)), [tuple(e) for e in BUILTIN_LOCATIONS.values()]]
+    """What the built-ins :func:`seed_builtins` creates depend on: the served kinds, the catalog,
+    and what the engine's extensions seed (their ``seed_basis``: the quota list)."""
+    basis = [
+        sorted(set(engine.kinds) & set(PERMISSIONS)),
+        [tuple(e) for e in BUILTIN_LOCATIONS.values()],
+        engine.extensions.seed_basis(),
+    ]
     return hashlib.sha256(json.dumps(basis).encode()).hexdigest()
 
 

@@ -101,14 +101,15 @@ class SetMeta:
 
 @dataclass(frozen=True, slots=True)
 class Tally:
-    """Add ``delta`` to the counter a record keeps in its document (a quota's usage).
+    """Add ``delta`` to a counter a record keeps in its document (a quota's usage).
 
-    The record's document holds two numbers at the top level: ``current`` and its ceiling
-    ``max``. ``current`` becomes ``current + delta`` (never below 0); a positive ``delta``
-    that would take it past ``max`` fails the whole transaction with ``StorageError("limit",
-    key)``. Neither ``version`` nor anything else of the record changes, so a counter never
-    makes a concurrent compare-and-swap of the record fail. When no record is stored at
-    ``key`` the operation does nothing (there is nothing to count against).
+    The record's document holds two numbers at the top level, named by the writer: the
+    ``counter`` and its ceiling ``ceiling`` (plain field names). The counter becomes ``counter
+    + delta`` (never below 0); a positive ``delta`` that would take it past the ceiling fails
+    the whole transaction with ``StorageError("limit", key)``. Neither ``version`` nor anything
+    else of the record changes, so a counter never makes a concurrent compare-and-swap of the
+    record fail. When no record is stored at ``key`` the operation does nothing (there is
+    nothing to count against).
 
     The backend decides inside the transaction, on the stored counter, and serialises the
     tallies of one record (its row lock), so two concurrent writes can never both take the
@@ -117,6 +118,14 @@ class Tally:
 
     key: Key
     delta: int
+    counter: str
+    ceiling: str
+
+    def __post_init__(self) -> None:
+        # The names become JSON paths in the backends' statements (as parameters): keep them plain.
+        for name in (self.counter, self.ceiling):
+            if not name.isidentifier():
+                raise ValueError(f"a tally's field must be a plain name, not {name!r}")
 
 
 Operation = Put | Delete | AppendEvent | SetMeta | Tally

@@ -600,7 +600,8 @@ class PostgresStorage:
             statement, params = st.set_meta(op)
             await conn.execute(q[statement], params)
         elif isinstance(op, Tally):
-            cursor = await conn.execute(q["TALLY_POSTGRES"], (op.delta, *_key_params(op.key), op.delta, op.delta))
+            params = st.tally_params(op, _key_params(op.key), lambda field: field)
+            cursor = await conn.execute(q["TALLY_POSTGRES"], params)
             row = await cursor.fetchone()
             if row is not None:
                 changes.append(st.tally_change(op, bytes(row[0]).decode()))

@@ -410,7 +410,8 @@ def _apply(conn: sqlite3.Connection, op: Operation, changes: list[tuple[Any, ...
         statement, params = st.set_meta(op)
         conn.execute(_SQL[statement], params)
     elif isinstance(op, Tally):
-        row = conn.execute(_SQL["TALLY_SQLITE"], (op.delta, *_key_params(op.key), op.delta, op.delta)).fetchone()
+        params = st.tally_params(op, _key_params(op.key), lambda field: f"$.{field}")
+        row = conn.execute(_SQL["TALLY_SQLITE"], params).fetchone()
         if row is not None:
             changes.append(st.tally_change(op, row[0]))
         elif conn.execute(_SQL["EXISTS_RESOURCE"], _key_params(op.key)).fetchone() is not None:

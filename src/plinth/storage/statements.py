@@ -42,16 +42,17 @@ SELECT_META = "SELECT value FROM meta WHERE name = {p}"
 SELECT_META_PREFIX = (
     "SELECT name, value FROM meta WHERE substr(name, 1, length(CAST({p} AS TEXT))) = CAST({p} AS TEXT) ORDER BY name"
 )
-# A Tally, in each backend's JSON dialect; parameters: delta, the key, delta, delta. It matches
-# no row when the key is missing or when a positive delta would pass ``max``.
+# A Tally, in each backend's JSON dialect; parameters: :func:`tally_params`. It matches no row
+# when the key is missing or when a positive delta would pass the ceiling.
 TALLY_SQLITE = (
-    "UPDATE resources SET doc = json_set(doc, '$.current', max(0, json_extract(doc, '$.current') + {p}))"
-    f" WHERE {_KEY} AND ({{p}} <= 0 OR json_extract(doc, '$.current') + {{p}} <= json_extract(doc, '$.max'))"
+    "UPDATE resources SET doc = json_set(doc, {p}, max(0, json_extract(doc, {p}) + {p}))"
+    f" WHERE {_KEY} AND ({{p}} <= 0 OR json_extract(doc, {{p}}) + {{p}} <= json_extract(doc, {{p}}))"
     " RETURNING doc"
 )
 TALLY_POSTGRES = (
-    "UPDATE resources SET doc = jsonb_set(doc, '{current}', to_jsonb(GREATEST(0, (doc->>'current')::bigint + {p})))"
-    f" WHERE {_KEY} AND ({{p}} <= 0 OR (doc->>'current')::bigint + {{p}} <= (doc->>'max')::bigint)"
+    "UPDATE resources SET doc = jsonb_set(doc, ARRAY[{p}::text],"
+    " to_jsonb(GREATEST(0, (doc->>{p}::text)::bigint + {p})))"
+    f" WHERE {_KEY} AND ({{p}} <= 0 OR (doc->>{{p}}::text)::bigint + {{p}} <= (doc->>{{p}}::text)::bigint)"
     " RETURNING doc"
 )
 SET_META = "INSERT INTO meta (name, value) VALUES ({p}, {p}) ON CONFLICT (name) DO UPDATE SET value = excluded.value"
@@ -72,6 +73,12 @@ def delete_change(op: Delete, last_doc: str) -> tuple[str, str, str, str, str, s
     """The change a watched :class:`Delete` of a record whose last state was ``last_doc`` appends."""
     k = op.key
     return (k.org, k.kind, k.parent, k.name, "DELETED", last_doc)
+
+
+def tally_params(op: Tally, key: tuple[str, ...], path: Callable[[str], str]) -> tuple[Any, ...]:
+    """The parameters of ``TALLY_*`` for ``op``; ``path`` spells a field as the backend's JSON path."""
+    counter, ceiling = path(op.counter), path(op.ceiling)
+    return (counter, counter, op.delta, *key, op.delta, counter, op.delta, ceiling)
 
 
 def tally_change(op: Tally, doc: str) -> tuple[str, str, str, str, str, str]:

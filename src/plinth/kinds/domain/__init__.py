@@ -25,6 +25,7 @@ from plinth.kinds.domain.rules import validate_domain
 from plinth.kinds.domain.status import compute_domain_status
 
 DOMAIN = KindSpec(
+    reads_placements=True,
     name="domain",
     terraform_resource="cpln_domain",
     text_columns=("NAME", "DESCRIPTION", "TAGS"),

@@ -18,6 +18,7 @@ from plinth.kinds.volumeset.rules import validate_volumeset
 from plinth.kinds.volumeset.status import compute_volumeset_status
 
 VOLUMESET = KindSpec(
+    reads_placements=True,
     name="volumeset",
     terraform_resource="cpln_volume_set",
     text_columns=("NAME", "DESCRIPTION", "GVC", "CREATED", "PERFORMANCE CLASS", "FILE SYSTEM TYPE", "TAGS"),

@@ -116,6 +116,7 @@ def write_permissions(item: Item, old: Item | None) -> tuple[str, ...]:
 
 
 WORKLOAD = KindSpec(
+    reads_placements=True,
     name="workload",
     terraform_resource="cpln_workload",
     text_columns=("NAME", "DESCRIPTION", "GVC", "READY", "CREATED", "ENDPOINT", "TAGS"),
