@@ -31,6 +31,7 @@ from bench.workload_spec import realistic_spec
 from plinth.engine.pipeline import build_candidate
 from plinth.engine.render import client_view, finish_item
 from plinth.kinds import REGISTRY
+from plinth.kinds.actions import ActionContext, Answer
 from plinth.kinds.base import Item, KindAction, KindContext, KindSpec
 from plinth.kinds.serviceaccount import AddKeyRequest
 from plinth.server.openapi import build_document, openapi_document
@@ -233,10 +234,19 @@ def test_the_action_endpoints_are_documented(doc: dict[str, Any]) -> None:
     assert list(component(doc, "InviteRequest").iter_errors({"emails": []}))
 
 
+async def _unserved(ctx: ActionContext) -> Answer:
+    """The handler of actions only the document is built from."""
+    raise AssertionError("never called")
+
+
 def test_a_gvc_scoped_kind_gets_its_declared_actions_under_its_gvc() -> None:
     base = next(k for k in REGISTRY.values() if k.scope == "gvc")
-    poke = KindAction(operation_id="pokeWidgets", method="POST", path="-poke", summary="Poke", body=AddKeyRequest)
-    probe = KindAction(operation_id="probeWidget", method="GET", path="-probe/{depth}", summary="Probe", on_item=True)
+    poke = KindAction(
+        operation_id="pokeWidgets", method="POST", path="-poke", summary="Poke", handler=_unserved, body=AddKeyRequest
+    )
+    probe = KindAction(
+        operation_id="probeWidget", method="GET", path="-probe/{depth}", summary="Probe", handler=_unserved, on_item=True
+    )
     widget = replace(base, name="widget", title="Widget", actions=(poke, probe))
     built = build_document({**REGISTRY, "widget": widget})
     validate_spec(built)  # every {param} of a path is declared
