@@ -185,8 +185,8 @@ class EngineActionContext:
     async def _placement(self, item: Item, container: Item) -> Placement:
         return await self.engine.statuses.placement(self.kind, self.org, item, container, self._target().href)
 
-    async def locations(self, item: Item, container: Item) -> list[str]:
-        return list((await self._placement(item, container)).locations)
+    async def locations(self, item: Item, container: Item) -> tuple[str, ...]:
+        return tuple((await self._placement(item, container)).locations)
 
     async def deployments(self, item: Item, container: Item, commands: list[Item]) -> list[Item]:
         return await self.engine.statuses.runtime.deployments(await self._placement(item, container), commands)

@@ -34,7 +34,7 @@ from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from plinth.kinds.actions import ActionContext, Answer, ClosedAnswer
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindAction, KindContext, KindExample, KindSpec
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, ActionCase, Item, KindAction, KindContext, KindExample, KindSpec
 from plinth.kinds.permissions import permission_fields
 
 PROTOCOL_VERSION = "v2"
@@ -67,6 +67,7 @@ INFO = KindAction(
     handler=info,
     on_item=True,
     answer=AgentInfo,
+    examples=(ActionCase(200, has={"protocolVersion": "v2"}), ActionCase(404, {"name": "no-such-agent"})),
 )
 
 

@@ -28,7 +28,7 @@ from pydantic import Field, field_validator
 
 from plinth.errors import ValidationFailed
 from plinth.kinds.actions import ActionContext, Answer, ClosedAnswer
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindAction, KindContext, KindExample, KindSpec
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, ActionCase, Item, KindAction, KindContext, KindExample, KindSpec
 from plinth.kinds.permissions import permission_fields
 from plinth.kinds.spec_model import SpecModel
 from plinth.kinds.validation import validate_model
@@ -110,6 +110,11 @@ SERVICEACCOUNT = KindSpec(
             body=AddKeyRequest,
             status=201,
             answer=NewServiceAccountKey,
+            examples=(
+                ActionCase(201, body={"description": "ci key"}, has={"description": "ci key"}),
+                ActionCase(400, body={"description": " padded"}),
+                ActionCase(404, {"name": "no-such-account"}, body={"description": "ci"}),
+            ),
         ),
     ),
     example=KindExample(

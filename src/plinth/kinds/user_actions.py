@@ -32,7 +32,7 @@ from pydantic import Field, WithJsonSchema
 
 from plinth.errors import APIError, Conflict, FieldError, Forbidden, ValidationFailed, not_found
 from plinth.kinds.actions import ActionContext, Answer, ClosedAnswer, component
-from plinth.kinds.base import KindAction
+from plinth.kinds.base import ActionCase, KindAction
 from plinth.kinds.links import user_name_problem
 from plinth.kinds.spec_model import NonEmptyStr, SpecModel
 from plinth.kinds.validation import validate_model
@@ -130,6 +130,10 @@ ACTIONS = (
         handler=invite,
         body=InviteRequest,
         answer=Invitations,
+        examples=(
+            ActionCase(400, body={"emails": []}),
+            ActionCase(200, body={"emails": ["not-an-email"]}, has={"errors": {"not-an-email": {"status": 400}}}),
+        ),
     ),
     KindAction(
         operation_id="getUserForEmail",
@@ -137,5 +141,9 @@ ACTIONS = (
         path="-for/email/{email}",
         summary="The User with this email (any case)",
         handler=for_email,
+        examples=(
+            ActionCase(200, {"email": "{NAME}"}, has={"name": "{name}"}),
+            ActionCase(404, {"email": "nobody@example.com"}),
+        ),
     ),
 )

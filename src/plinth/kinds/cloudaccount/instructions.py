@@ -17,7 +17,7 @@ from pydantic import Field
 
 from plinth.errors import NotFound
 from plinth.kinds.actions import ActionContext, Answer, ClosedAnswer
-from plinth.kinds.base import KindAction
+from plinth.kinds.base import ActionCase, KindAction
 
 NOTE = "Plinth stores the cloud account but never reaches the cloud: its status stays usable: false."
 GCP_ROLES = ("roles/viewer", "roles/iam.serviceAccountAdmin", "roles/iam.serviceAccountTokenCreator")
@@ -123,4 +123,5 @@ INSTRUCTIONS = KindAction(
     summary="How to let the org into an account at the provider (aws, gcp, azure or ngs): the commands to run",
     handler=serve_instructions,
     answer=Instructions,
+    examples=(ActionCase(200, {"provider": "aws"}), ActionCase(404, {"provider": "oracle"})),
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from plinth.errors import NotFound
 from plinth.kinds.actions import ActionContext, Answer
-from plinth.kinds.base import KindAction
+from plinth.kinds.base import ActionCase, KindAction
 from plinth.kinds.secret.models import SECRET_TYPES
 
 
@@ -32,6 +32,7 @@ REVEAL = KindAction(
     summary="The secret with its values (data) as they were written; needs the reveal permission",
     handler=reveal,
     on_item=True,
+    examples=(ActionCase(200, has={"name": "{name}"}), ActionCase(404, {"name": "no-such-secret"})),
 )
 
 FOR_TYPE = KindAction(
@@ -41,4 +42,8 @@ FOR_TYPE = KindAction(
     summary="The secrets of one type, as a query on type answers them (paged with limit and cursor)",
     handler=for_type,
     response="SecretQueryResult",
+    examples=(
+        ActionCase(200, {"type": "dictionary"}, has={"kind": "queryresult"}),
+        ActionCase(404, {"type": "no-such-type"}),
+    ),
 )

@@ -13,7 +13,7 @@ from typing import Any
 
 from plinth.errors import ValidationFailed, not_found
 from plinth.kinds.actions import ActionContext, Answer
-from plinth.kinds.base import KindAction
+from plinth.kinds.base import ActionCase, KindAction
 from plinth.kinds.validation import validate_model
 from plinth.kinds.workload.answers import Command, CommandList, Deployment, DeploymentList
 from plinth.kinds.workload.commands import COMMAND_PERMISSIONS, CommandRequest, command_errors
@@ -117,6 +117,10 @@ ACTIONS = (
         handler=deployments,
         on_item=True,
         answer=DeploymentList,
+        examples=(
+            ActionCase(200, has={"kind": "list", "itemKind": "deployment"}),
+            ActionCase(404, {"name": "no-such-workload"}),
+        ),
     ),
     KindAction(
         operation_id="getWorkloadDeployment",
@@ -126,6 +130,10 @@ ACTIONS = (
         handler=deployment,
         on_item=True,
         answer=Deployment,
+        examples=(
+            ActionCase(200, {"location": "aws-us-east-1"}, has={"name": "aws-us-east-1", "kind": "deployment"}),
+            ActionCase(404, {"location": "nowhere-1"}),
+        ),
     ),
     KindAction(
         operation_id="createWorkloadCommand",
@@ -137,6 +145,10 @@ ACTIONS = (
         body=CommandRequest,
         status=201,
         answer=Command,
+        examples=(
+            ActionCase(400, body={}),
+            ActionCase(400, body={"type": "runCronWorkload", "spec": {"location": "aws-us-east-1"}}),
+        ),
     ),
     KindAction(
         operation_id="listWorkloadCommands",
@@ -146,6 +158,7 @@ ACTIONS = (
         handler=list_commands,
         on_item=True,
         answer=CommandList,
+        examples=(ActionCase(200, has={"kind": "list", "itemKind": "command"}),),
     ),
     KindAction(
         operation_id="getWorkloadCommand",
@@ -155,5 +168,6 @@ ACTIONS = (
         handler=get_command,
         on_item=True,
         answer=Command,
+        examples=(ActionCase(404, {"id": "no-such-command"}),),
     ),
 )
