@@ -157,7 +157,7 @@ class ActionContext(Protocol):
 
     # -- keys ----------------------------------------------------------------------
 
-    def mint_key(self, key_name: str) -> Awaitable[str]:
+    async def mint_key(self, key_name: str) -> str:
         """A new secret key named ``key_name`` for the principal the action is on (a service
         account), signed by the server's current signing key. It is answered once; never stored."""
         ...

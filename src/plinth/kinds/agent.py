@@ -67,7 +67,10 @@ INFO = KindAction(
     handler=info,
     on_item=True,
     answer=AgentInfo,
-    examples=(ActionCase(200, has={"protocolVersion": "v2"}), ActionCase(404, {"name": "no-such-agent"})),
+    examples=(
+        ActionCase(200, has={"protocolVersion": "v2"}, lacks=("lastActive",)),
+        ActionCase(404, {"name": "no-such-agent"}),
+    ),
 )
 
 

@@ -184,14 +184,20 @@ class ActionCase:
       (``{"name": "no-such-account"}``: a 404 case);
     - ``body``: the request body (``None``: none is sent);
     - ``status``: the status the call must answer;
-    - ``has``: fields the answer's JSON object must hold with these values (``None``: only the
-      status is checked).
+    - ``has``: fields the answer's JSON object must hold with these values (objects compared by
+      the keys given, other values by equality; ``None``: nothing beyond the status and schema);
+    - ``lacks``: top-level fields the answer must not have (an agent that never connected has
+      no ``lastActive``).
+
+    Strings in ``params``, ``body`` and ``has`` (keys too) may hold ``{name}`` (the name of the
+    item the kind's example made), ``{NAME}`` (the same, in capitals), ``{org}`` and ``{gvc}``.
     """
 
     status: int
     params: Mapping[str, str] = field(default_factory=dict)
     body: Any = None
     has: Mapping[str, Any] | None = None
+    lacks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
