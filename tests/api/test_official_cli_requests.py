@@ -11,14 +11,23 @@ from pathlib import Path
 import httpx
 import orjson
 
+from plinth.engine.access import Access
+from plinth.engine.action_context import EngineActionContext
 from plinth.engine.requestinfo import RequestInfo
 from plinth.engine.service import SYSTEM, Engine
-from plinth.engine.users import for_email as user_for_email
 from plinth.errors import APIError
 from plinth.kinds import REGISTRY
 from plinth.kinds.base import CRUD_VERBS
+from plinth.kinds.user_actions import for_email
 from plinth.storage import open_storage
 from tests.aio import RunAsync
+
+
+async def user_for_email(engine: Engine, info: RequestInfo, email: str, access: Access) -> bytes:
+    """The user action's handler, called as the server calls it (``server/actions.py``)."""
+    answer = await for_email(EngineActionContext(engine, info, access, params={"email": email}))
+    assert isinstance(answer.body, bytes)
+    return answer.body
 
 
 def test_a_query_without_a_body_matches_every_item(api: httpx.Client, unique: str) -> None:

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from _identity_support import CTX, ORG, SERVER_ENVELOPE, paths, stored, write
 
-from plinth.engine.cloudaccounts import instructions
 from plinth.errors import NotFound
 from plinth.kinds import PERMISSIONS, REGISTRY
 from plinth.kinds.base import CRUD_VERBS
 from plinth.kinds.cloudaccount import CLOUDACCOUNT
+from plinth.kinds.cloudaccount.instructions import instructions
 from plinth.kinds.cloudaccount.rules import (
     NOT_CHECKED,
     cloudaccount_references,

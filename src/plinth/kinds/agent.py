@@ -27,20 +27,50 @@ Decisions where the sources are silent or Plinth cannot do what the platform doe
 from __future__ import annotations
 
 import secrets
-from typing import Any
+from datetime import datetime
+from typing import Any, Literal
 
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindAction, KindContext, KindExample, KindSpec
+from pydantic import Field
+from pydantic.json_schema import SkipJsonSchema
+
+from plinth.kinds.actions import ActionContext, Answer, ClosedAnswer
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, ActionCase, Item, KindAction, KindContext, KindExample, KindSpec
 from plinth.kinds.permissions import declare_permissions
 
 PROTOCOL_VERSION = "v2"
+
+
+class AgentInfo(ClosedAnswer):
+    """The answer of ``-info``."""
+
+    protocolVersion: Literal["v1", "v2"]
+    instanceId: str | SkipJsonSchema[None] = None
+    lastActive: datetime | SkipJsonSchema[None] = Field(
+        None, description="Absent until the agent connects (never, on Plinth)."
+    )
+    env: dict[str, str]
+    peerCount: int
+    serviceCount: int
+
+
+async def info(ctx: ActionContext) -> Answer:
+    """``GET .../agent/{name}/-info``: 404 when there is none, 403 without ``view``."""
+    await ctx.get("agent", ctx.name or "")
+    return Answer(agent_info())
+
 
 INFO = KindAction(
     operation_id="getAgentInfo",
     method="GET",
     path="-info",
     summary="What the agent last reported: an agent that never connected has no lastActive",
+    handler=info,
     on_item=True,
-    response="AgentInfo",
+    answer=AgentInfo,
+    examples=(
+        ActionCase(200, has={"protocolVersion": "v2"}, lacks=("lastActive",)),
+        ActionCase(404, {"name": "no-such-agent"}),
+    ),
 )
 
 

@@ -21,12 +21,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
 from plinth.errors import FieldError
 from plinth.kinds.permissions import BASIC_IMPLIED, BASIC_PERMISSIONS
+
+if TYPE_CHECKING:
+    from plinth.kinds.actions import Handler
 
 Item = dict[str, Any]
 Scope = Literal["root", "org", "gvc"]
@@ -185,30 +188,64 @@ def default_name_rule(name: str) -> str | None:
 
 
 @dataclass(frozen=True, slots=True)
+class ActionCase:
+    """One call of an action's example (:attr:`KindAction.examples`): the OpenAPI test makes it
+    on the items the kind's :class:`KindExample` created, and checks the answer.
+
+    - ``params``: values of the declared path's ``{x}`` segments, and overrides of ``name``
+      (``{"name": "no-such-account"}``: a 404 case);
+    - ``body``: the request body (``None``: none is sent);
+    - ``status``: the status the call must answer;
+    - ``has``: fields the answer's JSON object must hold with these values (objects compared by
+      the keys given, other values by equality; ``None``: nothing beyond the status and schema);
+    - ``lacks``: top-level fields the answer must not have (an agent that never connected has
+      no ``lastActive``).
+
+    Strings in ``params``, ``body`` and ``has`` (keys too) may hold ``{name}`` (the name of the
+    item the kind's example made), ``{NAME}`` (the same, in capitals), ``{org}`` and ``{gvc}``.
+    """
+
+    status: int
+    params: Mapping[str, str] = field(default_factory=dict)
+    body: Any = None
+    has: Mapping[str, Any] | None = None
+    lacks: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class KindAction:
     """An endpoint one kind serves beyond its verbs (``POST .../serviceaccount/{name}/-addKey``).
 
-    ``server/routes.py`` serves it; this declaration is what the OpenAPI document lists, and
-    the OpenAPI tests call every listed operation on the real app, so the two cannot drift.
-    Actions every kind has (``-eventlog``, ``-accessreport``, ``-schema/permissions``) are not
-    declared per kind.
+    Declaring it is registering it: ``server/actions.py`` matches a request to the declaration
+    and calls its ``handler``; the same declaration is what the OpenAPI document lists, and the
+    OpenAPI tests call every listed operation (its ``examples``) on the real app, so the two
+    cannot drift. Actions every kind has (``-eventlog``, ``-accessreport``,
+    ``-schema/permissions``) are not declared per kind.
 
     - ``path``: what follows the collection (or, with ``on_item``, the item) path, from the
       action on: ``-invite``, ``-for/email/{email}``. A ``{x}`` segment is a path parameter
       holding any string the action then judges (a 404 when it names nothing).
+    - ``handler``: the ``async`` function serving it, given an
+      :class:`~plinth.kinds.actions.ActionContext` (what it may do) and answering an
+      :class:`~plinth.kinds.actions.Answer`.
     - ``body``: the model of the request body; ``None`` when the action takes none.
-    - ``response``: the name of the answer's schema in the OpenAPI document
-      (``server/_openapi_schemas.py``); ``None`` means the kind's item, as a GET answers it.
+    - ``answer``: the model of the answer (its JSON Schema is the document's); ``response``
+      names a schema the document already has instead (``SecretQueryResult``); with neither,
+      the answer is the kind's item, as a GET answers it.
+    - ``examples``: the calls the OpenAPI test makes (a success and the refusals).
     """
 
     operation_id: str
     method: Literal["GET", "POST"]
     path: str
     summary: str
+    handler: Handler
     on_item: bool = False
     body: type[BaseModel] | None = None
     status: int = 200
+    answer: type[BaseModel] | None = None
     response: str | None = None
+    examples: tuple[ActionCase, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

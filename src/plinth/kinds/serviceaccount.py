@@ -21,13 +21,17 @@ description rule).
 
 from __future__ import annotations
 
-from typing import Annotated
+from datetime import datetime
+from typing import Annotated, Any
 
 from pydantic import Field, field_validator
 
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindAction, KindContext, KindExample, KindSpec
+from plinth.errors import ValidationFailed
+from plinth.kinds.actions import ActionContext, Answer, ClosedAnswer
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, ActionCase, Item, KindAction, KindContext, KindExample, KindSpec
 from plinth.kinds.permissions import declare_permissions
 from plinth.kinds.spec_model import SpecModel
+from plinth.kinds.validation import validate_model
 from plinth.meta import DESCRIPTION_MAX
 
 #: No leading or trailing whitespace, as a JSON Schema pattern.
@@ -48,6 +52,33 @@ class AddKeyRequest(SpecModel):
         if value != value.strip():
             raise ValueError("must not start or end with whitespace")
         return value
+
+
+class NewServiceAccountKey(ClosedAnswer):
+    """The answer of ``-addKey``: the new key's entry in ``keys``, and the secret."""
+
+    name: str = Field(description="The key's name, as the account's keys list it.")
+    created: datetime
+    description: str
+    key: str = Field(description="The secret: answered here once, never stored or served again.")
+
+
+async def add_key(ctx: ActionContext) -> Answer:
+    """Mint a key for the service account (needs ``addKey`` on it). The secret is in this answer
+    only; the account lists the key's name, creation time and description."""
+    fields, errors = validate_model(AddKeyRequest, ctx.body, "")
+    if errors or fields is None:
+        raise ValidationFailed(errors, "serviceaccount", ctx.name)
+    await ctx.item("addKey")
+    name = ctx.new_key_name()
+    entry = {"name": name, "created": ctx.now(), "description": fields["description"]}
+
+    def keys_with_new(old: Item | None) -> dict[str, Any]:
+        return {"keys": [*(old or {}).get("keys", []), entry]}
+
+    # The addKey permission was checked above; the write itself is the server's, on the caller's behalf.
+    await ctx.patch("serviceaccount", ctx.name or "", {}, on_behalf=True, system=keys_with_new)
+    return Answer({**entry, "key": await ctx.mint_key(name)}, 201)
 
 
 def prepare_serviceaccount(item: Item, old: Item | None, ctx: KindContext) -> None:
@@ -74,10 +105,16 @@ SERVICEACCOUNT = KindSpec(
             method="POST",
             path="-addKey",
             summary="Add a key to a ServiceAccount; the answer holds the secret key, this once",
+            handler=add_key,
             on_item=True,
             body=AddKeyRequest,
             status=201,
-            response="NewServiceAccountKey",
+            answer=NewServiceAccountKey,
+            examples=(
+                ActionCase(201, body={"description": "ci key"}, has={"description": "ci key"}),
+                ActionCase(400, body={"description": " padded"}),
+                ActionCase(404, {"name": "no-such-account"}, body={"description": "ci"}),
+            ),
         ),
     ),
     short_names=("sa",),

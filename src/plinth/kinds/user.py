@@ -21,9 +21,8 @@ Decisions where the sources are silent:
   there is no ``create`` permission (``invite`` is what adds users).
 - ``description`` cannot be queried (users have none); ``email`` and ``idp`` can.
 
-``InviteRequest`` is the body of ``-invite``: ``{emails, groupLink?}``, 1 to 100 emails (Plinth's
-bound). Each email is judged on its own by the action (an invalid one is an entry in the
-answer's ``errors``), so the model only asks for strings here.
+Its actions (``-invite``, ``-for/email/{email}``) and their bodies and answers are declared in
+``user_actions.py``.
 """
 
 from __future__ import annotations
@@ -33,13 +32,13 @@ from typing import Annotated
 from pydantic import AfterValidator, Field
 
 from plinth.errors import FieldError
-from plinth.kinds.base import Item, KindAction, KindContext, KindSpec
+from plinth.kinds.base import Item, KindContext, KindSpec
 from plinth.kinds.links import user_name_problem
 from plinth.kinds.permissions import declare_permissions
-from plinth.kinds.spec_model import NonEmptyStr, SpecModel, TopLevelModel
+from plinth.kinds.spec_model import TopLevelModel
+from plinth.kinds.user_actions import ACTIONS
 
 IDP_MAX = 250
-INVITE_EMAILS_MAX = 100
 
 
 def _check_user_email(value: str) -> str:
@@ -57,13 +56,6 @@ class UserFields(TopLevelModel):
 
     email: UserEmail
     idp: Annotated[str, Field(min_length=1, max_length=IDP_MAX)] | None = None
-
-
-class InviteRequest(SpecModel):
-    """The body of ``POST /org/{org}/user/-invite``."""
-
-    emails: Annotated[list[str], Field(min_length=1, max_length=INVITE_EMAILS_MAX)]
-    groupLink: NonEmptyStr | None = None
 
 
 def user_name_rule(name: str) -> str | None:
@@ -96,20 +88,5 @@ USER = KindSpec(
     ),
     query_properties=("id", "name", "version", "created", "lastModified", "email", "idp"),
     verbs=frozenset({"get", "list", "patch", "delete"}),
-    actions=(
-        KindAction(
-            operation_id="inviteUsers",
-            method="POST",
-            path="-invite",
-            summary="Invite users by email, optionally into a group; each email succeeds or fails on its own",
-            body=InviteRequest,
-            response="Invitations",
-        ),
-        KindAction(
-            operation_id="getUserForEmail",
-            method="GET",
-            path="-for/email/{email}",
-            summary="The User with this email (any case)",
-        ),
-    ),
+    actions=ACTIONS,
 )

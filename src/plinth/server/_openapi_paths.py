@@ -335,7 +335,7 @@ class KindPaths:
             for seg in action.path.split("/")
             if seg.startswith("{") and seg.endswith("}")
         ]
-        answer = self.prefix if action.response is None else action.response
+        answer = action.response or (self.prefix if action.answer is None else self.schemas.body_name(action.answer))
         ok = {str(action.status): _reply(action.summary, answer)}
         body = None if action.body is None else self.schemas.body_name(action.body)
         errors = BODY_ERRORS if body is not None else COMMON_ERRORS

@@ -10,14 +10,17 @@ Per kind ``K`` (component prefix :func:`schema_prefix`, e.g. ``VolumeSet``):
   ``_openapi_partial``). Server-owned fields may be sent and are ignored, so that a GET's
   output can be PUT back;
 - ``KList``, ``KQuery`` (the query body), ``KQueryResult``;
-- ``KPermissions``: the answer of ``-schema/permissions`` (``engine/identity.py``).
+- ``KPermissions``: the answer of ``-schema/permissions`` (``engine/accessinfo.py``).
 
-The bodies of a kind's declared actions (``KindSpec.actions``) are their pydantic models'
-JSON Schemas, hoisted like the spec models (``AddKeyRequest``, ``InviteRequest``).
+The bodies and answers of a kind's declared actions (``KindSpec.actions``: ``body`` and
+``answer``) are their pydantic models' JSON Schemas, hoisted like the spec models under the
+models' class names (``AddKeyRequest``, ``InviteRequest``, ``NewServiceAccountKey``,
+``Invitations``); an answer model points at the shared components below by ``$ref``
+(``kinds/actions.py``: ``Links``, ``component``).
 
 Shared: ``Link``, ``Tags``, ``TagsInput``, ``ItemLinks``, ``Event``, ``EventList``, ``Error``,
-the answers of the actions (``AccessReport``, ``NewServiceAccountKey``, ``Invitations``) and
-the bodies of the open paths. Every name is checked for clashes with the hoisted model
+the answer of the access report every kind has (``AccessReport``) and the bodies of the open
+paths. Every name is checked for clashes with the hoisted model
 names, so a kind whose model is called ``Link`` fails loudly instead of overwriting one.
 """
 
@@ -197,7 +200,8 @@ def _shared() -> dict[str, Schema]:
 
 
 def _action_answers() -> dict[str, Schema]:
-    """What the actions answer (``engine/identity.py``, ``engine/users.py``)."""
+    """What the actions every kind has answer (``engine/accessinfo.py``); the answers of a kind's
+    own actions are the models it declares (``KindAction.answer``)."""
     binding = _obj(
         {
             "principalLink": {"type": "string"},
@@ -221,97 +225,7 @@ def _action_answers() -> dict[str, Schema]:
         "created": DATE_TIME,
         "links": {"type": "array", "items": ref("Link")},
     }
-    key = {
-        "name": {"type": "string", "description": "The key's name, as the account's keys list it."},
-        "created": DATE_TIME,
-        "description": {"type": "string"},
-        "key": {"type": "string", "description": "The secret: answered here once, never stored or served again."},
-    }
-    invitations = {
-        "invitations": {
-            "type": "object",
-            "additionalProperties": {"type": "string"},
-            "description": "Each email as sent -> the link of the new user.",
-        },
-        "errors": {
-            "type": "object",
-            "additionalProperties": ref("Error"),
-            "description": "Each email as sent -> why it was not invited (400 invalid, 409 exists, ...).",
-        },
-    }
-    instructions = {
-        "message": {"type": "string", "description": "What to do, in words."},
-        "data": _obj(
-            {"cli": {"type": "array", "items": {"type": "string"}, "description": "The commands, in order."}},
-            ["cli"],
-        ),
-    }
-    agent_info = {
-        "protocolVersion": {"enum": ["v1", "v2"]},
-        "instanceId": {"type": "string"},
-        "lastActive": {**DATE_TIME, "description": "Absent until the agent connects (never, on Plinth)."},
-        "env": {"type": "object", "additionalProperties": {"type": "string"}},
-        "peerCount": {"type": "integer"},
-        "serviceCount": {"type": "integer"},
-    }
-    return {
-        "AgentInfo": _obj(agent_info, ["protocolVersion", "env", "peerCount", "serviceCount"]),
-        "Instructions": _obj(instructions, instructions, description="How to let the org into a cloud account."),
-        "AccessReport": _obj(report, report, description="Who holds which permission on the item, and why."),
-        "NewServiceAccountKey": _obj(key, key),
-        "Invitations": _obj(invitations, invitations),
-        **_runtime_answers(),
-    }
-
-
-def _runtime_answers() -> dict[str, Schema]:
-    """A workload's deployments and commands (``engine/workloads.py``, ``runtime/``)."""
-    deployment_status = {
-        "ready": {"type": "boolean"},
-        "lastProcessedVersion": {"type": "integer"},
-        "expectedDeploymentVersion": {"type": "integer"},
-        "internal": {"type": "object", "properties": {"syncFailed": {"type": "boolean"}}},
-        "versions": {"type": "array", "items": {"type": "object"}},
-    }
-    deployment = {
-        "name": {"type": "string", "description": "The location."},
-        "kind": {"const": "deployment"},
-        "links": {"type": "array", "items": ref("Link")},
-        "status": _obj(
-            deployment_status, ["ready", "internal", "lastProcessedVersion", "expectedDeploymentVersion"], closed=False
-        ),
-    }
-    command = {
-        "id": {"type": "string"},
-        "kind": {"const": "command"},
-        "type": {"enum": ["runCronWorkload", "stopReplica"]},
-        "lifecycleStage": {"enum": ["pending", "running", "cancelled", "completed", "failed"]},
-        "created": DATE_TIME,
-        "lastModified": DATE_TIME,
-        "spec": {"type": "object"},
-        "status": {"type": "object"},
-        "links": {"type": "array", "items": ref("Link")},
-    }
-
-    def listing(item_kind: str, item: str) -> Schema:
-        fields = {
-            "kind": {"const": "list"},
-            "itemKind": {"const": item_kind},
-            "items": {"type": "array", "items": ref(item)},
-            "links": {"type": "array", "items": ref("Link")},
-        }
-        return _obj(fields, list(fields))
-
-    return {
-        "Deployment": _obj(
-            deployment, ["name", "kind", "links", "status"], closed=False, description="One location's deployment."
-        ),
-        "DeploymentList": listing("deployment", "Deployment"),
-        "Command": _obj(
-            command, ["id", "kind", "type", "lifecycleStage", "created", "spec", "status", "links"], closed=False
-        ),
-        "CommandList": listing("command", "Command"),
-    }
+    return {"AccessReport": _obj(report, report, description="Who holds which permission on the item, and why.")}
 
 
 def _error_classes() -> list[type[APIError]]:
@@ -338,7 +252,12 @@ class KindSchemas:
         self.kinds = kinds
         models: list[type[BaseModel]] = []
         for kind in kinds.values():
-            declared = (kind.spec_model, kind.top_level_model, *(action.body for action in kind.actions))
+            declared = (
+                kind.spec_model,
+                kind.top_level_model,
+                *(action.body for action in kind.actions),
+                *(action.answer for action in kind.actions),
+            )
             models += [m for m in declared if m is not None and m not in models]
         refs, top = models_json_schema(
             [(m, "validation") for m in models], by_alias=True, ref_template=PREFIX + "{model}"
@@ -348,7 +267,7 @@ class KindSchemas:
         self.partials = Partials(self.defs)
 
     def body_name(self, model: type[BaseModel]) -> str:
-        """The component name of a request body model (an action's)."""
+        """The component name of a model an action declares (its body's or its answer's)."""
         return str(self.model_refs[model]["$ref"]).removeprefix(PREFIX)
 
     def _model(self, model: type[BaseModel]) -> Schema:

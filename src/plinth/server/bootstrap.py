@@ -28,14 +28,15 @@ from pathlib import Path
 from typing import Any
 
 from plinth.auth.authn import SERVER_ADMIN_META
-from plinth.auth.signing import check_current, ensure_signing_key, load_key, seal_clear_keys
-from plinth.engine.identity import add_key
+from plinth.auth.signing import SigningKey, check_current, ensure_signing_key, load_key, seal_clear_keys
+from plinth.engine.action_context import EngineActionContext
 from plinth.engine.requestinfo import RequestInfo
 from plinth.engine.service import SYSTEM, Engine
 from plinth.files import private_dir
 from plinth.kinds import PERMISSIONS
 from plinth.kinds.auditctx import BUILTIN_CONTEXT
 from plinth.kinds.location import BUILTIN_LOCATIONS, builtin_description
+from plinth.kinds.serviceaccount import add_key
 from plinth.storage.base import SetMeta, Storage
 from plinth.storage.query import ListRequest
 from plinth.storage.scan import pages
@@ -174,13 +175,13 @@ async def bootstrap(engine: Engine, storage: Storage, org: str) -> str | None:
     assert signing is not None
     await engine.upsert(RequestInfo(kind="org"), {"name": org})
     await seed_org(engine, org)
-    minted = await add_key(
-        engine,
-        RequestInfo(kind="serviceaccount", org=org, name=ADMIN),
-        {"description": "bootstrap admin key"},
-        SYSTEM,
-        signing,
-    )
+
+    async def current() -> SigningKey:
+        return signing
+
+    account = RequestInfo(kind="serviceaccount", org=org, name=ADMIN)
+    body = {"description": "bootstrap admin key"}
+    minted = (await add_key(EngineActionContext(engine, account, SYSTEM, body=body, signing=current))).body
     await storage.commit([SetMeta(SERVER_ADMIN_META, f"/org/{org}/serviceaccount/{ADMIN}"), SetMeta(ORG_META, org)])
     return str(minted["key"])
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import orjson
 
 from plinth.auth.principal import Principal
-from plinth.engine import identity, listing
+from plinth.engine import accessinfo, listing
 from plinth.engine.access import Access, OwnOrgOnly
 from plinth.engine.paging import page_size
 from plinth.engine.requestinfo import RequestInfo
@@ -132,7 +132,7 @@ async def _action(svc: Services, req: Request, info: RequestInfo, body: object, 
     if found is None:
         raise NotFound(f"No API path matches '{req.path}'", {"path": req.path})
     declared, params = found
-    return await actions.serve(svc, declared, actions.ActionCall(req, info, body, access, params))
+    return await actions.serve(svc, declared, req, info, body, access, params)
 
 
 async def _generic_action(
@@ -150,10 +150,10 @@ async def _generic_action(
         return Reply(200, await listing.event_log(engine, info, limit, req.param("cursor"), access))
     if action == "schema" and info.action_args == ("permissions",) and not info.is_item and info.org:
         _allow(method, "GET")
-        return Reply(200, orjson.dumps(identity.permissions_schema(info.kind, info.org)))
+        return Reply(200, orjson.dumps(accessinfo.permissions_schema(info.kind, info.org)))
     if action == "accessreport" and info.is_item and not info.action_args and info.org:
         _allow(method, "GET")
-        report = await identity.access_report(engine, info, access, await svc.access.policy_set(info.org))
+        report = await accessinfo.access_report(engine, info, access, await svc.access.policy_set(info.org))
         return Reply(200, orjson.dumps(report))
     return None
 

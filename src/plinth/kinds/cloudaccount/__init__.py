@@ -25,7 +25,8 @@ Decisions where the sources are silent:
 
 from __future__ import annotations
 
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindAction, KindExample, KindSpec
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindExample, KindSpec
+from plinth.kinds.cloudaccount.instructions import INSTRUCTIONS
 from plinth.kinds.cloudaccount.models import CloudAccountFields
 from plinth.kinds.cloudaccount.rules import (
     cloudaccount_references,
@@ -34,14 +35,6 @@ from plinth.kinds.cloudaccount.rules import (
     validate_secret_type,
 )
 from plinth.kinds.permissions import declare_permissions
-
-INSTRUCTIONS = KindAction(
-    operation_id="getCloudaccountInstructions",
-    method="GET",
-    path="-instructions/{provider}",
-    summary="How to let the org into an account at the provider (aws, gcp, azure or ngs): the commands to run",
-    response="Instructions",
-)
 
 CLOUDACCOUNT = KindSpec(
     name="cloudaccount",

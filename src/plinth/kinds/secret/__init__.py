@@ -16,7 +16,7 @@ with the server's secrets key before anything is stored (``engine/sealed.py``,
   no-op (compared in the clear, not as ciphertext).
 
 Package layout: ``models`` (the top-level schema), ``rules`` (``prepare`` and the per-type
-checks), ``pem`` (certificate and key parsing).
+checks), ``pem`` (certificate and key parsing), ``actions`` (``-reveal``, ``-for/type``).
 
 Decisions where the sources are silent or disagree:
 
@@ -36,26 +36,11 @@ Decisions where the sources are silent or disagree:
 
 from __future__ import annotations
 
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindAction, KindExample, KindSpec
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindExample, KindSpec
 from plinth.kinds.permissions import declare_permissions
+from plinth.kinds.secret.actions import FOR_TYPE, REVEAL
 from plinth.kinds.secret.models import SecretFields
 from plinth.kinds.secret.rules import prepare_secret, validate_secret
-
-REVEAL = KindAction(
-    operation_id="revealSecret",
-    method="GET",
-    path="-reveal",
-    summary="The secret with its values (data) as they were written; needs the reveal permission",
-    on_item=True,
-)
-
-FOR_TYPE = KindAction(
-    operation_id="listSecretsForType",
-    method="GET",
-    path="-for/type/{type}",
-    summary="The secrets of one type, as a query on type answers them (paged with limit and cursor)",
-    response="SecretQueryResult",
-)
 
 SECRET = KindSpec(
     name="secret",

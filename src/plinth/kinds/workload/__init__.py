@@ -7,11 +7,13 @@ Package layout, one job per module:
 - ``containers``: the container schema and the containers' own rules;
 - ``prepare``: the API's defaults; ``rules``: the cross-field rules and the type matrix;
 - ``links``: the links a workload holds, and the rules on what they resolve to;
-- ``status``: the server-computed status; ``commands``: the ``-command`` request bodies.
+- ``status``: the server-computed status; ``commands``: the ``-command`` request bodies;
+- ``actions``: the deployments and commands endpoints; ``answers``: their answers' models.
 
 Beyond its verbs a workload serves (``KindSpec.actions``) its deployments
 (``.../workload/{name}/deployment[/{location}]``) and its commands (``.../-command[/{id}]``),
-which the engine answers from the runtime (``engine/workloads.py``, ``plinth.runtime``).
+served by ``actions.py`` (answers in ``answers.py``) from the runtime, through the engine's
+:class:`~plinth.kinds.actions.ActionContext`.
 Commands are stored under the workload and deleted with it. A workload protects the volume
 sets it mounts and the identity it names: deleting one of them is a 409 while it is in use.
 """
@@ -19,9 +21,9 @@ sets it mounts and the identity it names: deleting one of them is a 409 while it
 from __future__ import annotations
 
 from plinth.errors import FieldError
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindAction, KindContext, KindExample, KindSpec
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindContext, KindExample, KindSpec
 from plinth.kinds.permissions import EXEC_DESCRIPTION, declare_permissions
-from plinth.kinds.workload.commands import CommandRequest
+from plinth.kinds.workload.actions import ACTIONS
 from plinth.kinds.workload.links import identity_link_errors, validate_workload_links, workload_references
 from plinth.kinds.workload.models import WorkloadSpec
 from plinth.kinds.workload.prepare import prepare_workload
@@ -53,51 +55,6 @@ WORKLOAD_TAGS = frozenset(
         "cpln/run",
         "cpln/run-identity",
     }
-)
-
-ACTIONS = (
-    KindAction(
-        operation_id="listWorkloadDeployments",
-        method="GET",
-        path="deployment",
-        summary="The workload's deployments: one per location of its GVC, as the runtime reports it",
-        on_item=True,
-        response="DeploymentList",
-    ),
-    KindAction(
-        operation_id="getWorkloadDeployment",
-        method="GET",
-        path="deployment/{location}",
-        summary="The workload's deployment in one location",
-        on_item=True,
-        response="Deployment",
-    ),
-    KindAction(
-        operation_id="createWorkloadCommand",
-        method="POST",
-        path="-command",
-        summary="Run a command on the workload now (runCronWorkload, stopReplica); the Location names it",
-        on_item=True,
-        body=CommandRequest,
-        status=201,
-        response="Command",
-    ),
-    KindAction(
-        operation_id="listWorkloadCommands",
-        method="GET",
-        path="-command",
-        summary="The workload's commands",
-        on_item=True,
-        response="CommandList",
-    ),
-    KindAction(
-        operation_id="getWorkloadCommand",
-        method="GET",
-        path="-command/{id}",
-        summary="One command of the workload, with its lifecycle stage",
-        on_item=True,
-        response="Command",
-    ),
 )
 
 

@@ -3,7 +3,7 @@
 A command asks the runtime to do something now: ``runCronWorkload`` runs a cron workload once
 in one location (also while suspended, whatever its ``concurrencyPolicy``), and
 ``stopReplica`` stops one replica, which its controller replaces. The engine stores each
-command with the outcome the runtime gives it (``engine/workloads.py``).
+command with the outcome the runtime gives it (``actions.py``).
 """
 
 from __future__ import annotations

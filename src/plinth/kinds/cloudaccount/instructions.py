@@ -4,7 +4,8 @@ The answer is ``{message, data: {cli: [...]}}`` (CLI commands/cloudaccount.js): 
 create-aws --how`` (and ``create-gcp --how``) prints, the message and then each command. The
 commands name the org (the AWS role ``cpln-{org}``, the GCP service account
 ``cpln-{org}@cpln-prod01.iam.gserviceaccount.com``, the roles the official CLI lists, CLI commands/cloudaccount.js);
-they are what a user would run at the hosted platform. Plinth never uses the account (its status says
+they are what a user would run at the hosted platform. The action, its handler and its answer's
+model are declared here (``INSTRUCTIONS``). Plinth never uses the account (its status says
 so), so the message says that too.
 """
 
@@ -12,7 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
+
 from plinth.errors import NotFound
+from plinth.kinds.actions import ActionContext, Answer, ClosedAnswer
+from plinth.kinds.base import ActionCase, KindAction
 
 NOTE = "Plinth stores the cloud account but never reaches the cloud: its status stays usable: false."
 GCP_ROLES = ("roles/viewer", "roles/iam.serviceAccountAdmin", "roles/iam.serviceAccountTokenCreator")
@@ -93,3 +98,30 @@ def instructions(org: str, provider: str) -> dict[str, Any]:
     if make is None:
         raise NotFound(f"Cloud accounts have no provider '{provider}' (aws, gcp, azure or ngs)", {"provider": provider})
     return make(org)
+
+
+class InstructionsData(ClosedAnswer):
+    cli: list[str] = Field(description="The commands, in order.")
+
+
+class Instructions(ClosedAnswer):
+    """How to let the org into a cloud account."""
+
+    message: str = Field(description="What to do, in words.")
+    data: InstructionsData
+
+
+async def serve_instructions(ctx: ActionContext) -> Answer:
+    """The instructions for the path's ``{provider}``; no permission beyond the org's."""
+    return Answer(instructions(ctx.org, ctx.params["provider"]))
+
+
+INSTRUCTIONS = KindAction(
+    operation_id="getCloudaccountInstructions",
+    method="GET",
+    path="-instructions/{provider}",
+    summary="How to let the org into an account at the provider (aws, gcp, azure or ngs): the commands to run",
+    handler=serve_instructions,
+    answer=Instructions,
+    examples=(ActionCase(200, {"provider": "aws"}), ActionCase(404, {"provider": "oracle"})),
+)
