@@ -25,6 +25,7 @@ import pytest
 from plinth.runtime.containers import CliEngine, ContainerInfo
 from plinth.runtime.containers.protocol import ORG, WORKLOAD
 from plinth.runtime.controller import ControlLoop, Informer
+from plinth.runtime.controller.supervisor import Supervisor
 from tests.aio import RunAsync
 from tests.support import pg
 from tests.support.containers import INDEX, TEST_RUN, ContainerKit, get_when_up, podman
@@ -61,7 +62,8 @@ class LoopThread:
     def _main(self) -> None:
         async def main() -> None:
             informer = Informer(self.server.url, self.server.key, self.server.org, relist_interval_s=RELIST_S)
-            self.control = ControlLoop(informer, _engine(), labels={TEST_RUN: self.kit.run_id})
+            supervisor = Supervisor(base_s=0.5, cap_s=1)  # short back-off, so restarts are seen in a test
+            self.control = ControlLoop(informer, _engine(), labels={TEST_RUN: self.kit.run_id}, supervisor=supervisor)
             self._loop = asyncio.get_running_loop()
             self._task = asyncio.current_task()
             self._started.set()
@@ -215,6 +217,35 @@ def test_a_workload_written_through_the_api_runs_rolls_scales_and_goes(
         assert api.delete(f"{base}/web").status_code in (200, 202, 204)
         _until(lambda: not _containers(run_async, server, kit, "web"), "deleted workload's containers removed")
     assert running[-1].control is not None and "web" not in str(running[-1].control.errors)
+
+
+def test_the_loop_restarts_a_crashing_replica_and_observes_readiness(
+    server: ServerProcess, running: list[LoopThread], test_containers: ContainerKit
+) -> None:
+    kit, base = test_containers, f"/org/{server.org}/gvc/{GVC}/workload"
+    crash = _workload("crash", kit, 1)
+    crash["spec"]["containers"][0].update(command="sh", args=["-c", "sleep 1; exit 3"])
+    probed = _workload("probed", kit, 1)
+    probe = {"httpGet": {"path": "/missing"}, "initialDelaySeconds": 0, "periodSeconds": 1, "failureThreshold": 1}
+    probed["spec"]["containers"][0]["readinessProbe"] = probe
+
+    def observed(name: str) -> Any:
+        control = running[-1].control
+        assert control is not None
+        return control.supervisor.observed().get(f"{server.org}/{GVC}/{name}")
+
+    with server.client() as api:
+        for doc in (crash, probed):
+            assert api.post(base, json=doc).status_code == 201
+        _until(lambda: (o := observed("crash")) and o.restarts >= 2, "two restarts of the crashing replica")
+        assert "exited with code 3" in observed("crash").message
+        _until(lambda: (o := observed("probed")) and "answered 404" in o.message, "the failing readiness probe seen")
+        assert observed("probed").ready == 0
+        probe["httpGet"]["path"] = "/index.html"  # a new template, ready once its probe passes
+        assert api.put(f"{base}/probed", json=probed).status_code == 200
+        _until(lambda: (o := observed("probed")) and o.ready == 1 and o.message == "", "the probed replica ready")
+        for name in ("crash", "probed"):
+            assert api.delete(f"{base}/{name}").status_code in (200, 202, 204)
 
 
 def test_a_new_loop_adopts_what_the_last_one_started(

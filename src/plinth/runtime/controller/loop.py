@@ -37,10 +37,12 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from plinth.runtime.containers.protocol import ORG, ContainerEngine, ReplicaSpec
+from plinth.runtime.containers.protocol import GVC, ORG, WORKLOAD, ContainerEngine, ContainerInfo, ReplicaSpec
 from plinth.runtime.controller.informer import Informer, gvc_locations
-from plinth.runtime.controller.plan import Resolver, plan_workload
-from plinth.runtime.controller.reconcile import ReconcileReport, reconcile
+from plinth.runtime.controller.plan import CONTAINER, Resolver, plan_workload
+from plinth.runtime.controller.probes import Probe, container_probes
+from plinth.runtime.controller.reconcile import ReconcileReport, reconcile, slot_of
+from plinth.runtime.controller.supervisor import Supervisor
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +50,8 @@ log = logging.getLogger(__name__)
 DEBOUNCE_S = 0.1
 #: How soon a pass that left errors is tried again (besides any change or relist).
 RETRY_S = 5.0
+#: The longest the prober sleeps between rounds (a new container is probed within this).
+PROBE_TICK_S = 1.0
 
 
 class SecretUnavailable(Exception):
@@ -71,6 +75,7 @@ class ControlLoop:
         resolve: Resolver = refuse_secrets,
         debounce_s: float = DEBOUNCE_S,
         retry_s: float = RETRY_S,
+        supervisor: Supervisor | None = None,
     ) -> None:
         self.informer = informer
         self.driver = driver
@@ -83,6 +88,8 @@ class ControlLoop:
         #: The errors of the last pass, by ``org/gvc/workload``.
         self.errors: dict[str, str] = {}
         self.last_report: ReconcileReport | None = None
+        #: Probes, restart back-off and what was observed per workload (``supervisor.observed()``).
+        self.supervisor = supervisor or Supervisor()
         self._wake = asyncio.Event()
         informer.on_change = self.wake
 
@@ -109,7 +116,8 @@ class ControlLoop:
     async def run_pass(self) -> ReconcileReport:
         """One plan-and-reconcile of the whole org (the informer must be synced)."""
         specs, held = self.desired()
-        report = await reconcile(specs, self.driver, scope=self.scope, hold=set(held))
+        report = await reconcile(specs, self.driver, scope=self.scope, hold=set(held), gate=self.supervisor)
+        self.supervisor.retain([slot for spec in specs if (slot := slot_of(spec.labels))], held)
         report.errors.update({"/".join(key): message for key, message in held.items()})
         self.last_report = report
         self.errors = dict(report.errors)
@@ -125,10 +133,38 @@ class ControlLoop:
             )
         return report
 
+    def _probes_for(self, info: ContainerInfo) -> tuple[Probe | None, Probe | None]:
+        workload = self.informer.workloads.get((info.labels[GVC], info.labels[WORKLOAD]))
+        return container_probes(workload, info.labels[CONTAINER]) if workload else (None, None)
+
+    async def probe_forever(self) -> None:
+        """Probe the scope's containers whenever a probe is due (at least every
+        :data:`PROBE_TICK_S`); wake the loop when a verdict changes or a container was stopped,
+        and when a replica's back-off ends."""
+        loop = asyncio.get_running_loop()
+        restart_wake: asyncio.TimerHandle | None = None
+        while True:
+            try:
+                infos = await self.driver.list(self.scope)
+                ended = any(not info.running and slot_of(info.labels) for info in infos)
+                if await self.supervisor.probe(self.driver, infos, self._probes_for) or ended:
+                    self.wake()  # a verdict changed, or a replica ended: the next pass restarts it
+            except Exception:
+                log.exception("org %s: probing failed; trying again", self.org)
+            restart = self.supervisor.next_restart()
+            if restart_wake is not None:
+                restart_wake.cancel()
+            if restart is not None:
+                restart_wake = loop.call_later(max(0.0, restart - self.supervisor.clock()), self.wake)
+            due = self.supervisor.next_probe()
+            delay = PROBE_TICK_S if due is None else min(PROBE_TICK_S, max(0.05, due - self.supervisor.clock()))
+            await asyncio.sleep(delay)
+
     async def run(self) -> None:
         """Run until cancelled (module docstring); never ends on an error of a pass."""
         informer = asyncio.create_task(self.informer.run())
         retry: asyncio.TimerHandle | None = None
+        prober: asyncio.Task[None] | None = None
         try:
             await asyncio.wait(
                 [asyncio.ensure_future(self.informer.wait_synced()), informer],
@@ -136,6 +172,7 @@ class ControlLoop:
             )
             if informer.done():
                 informer.result()  # the informer ended without being cancelled: say why
+            prober = asyncio.create_task(self.probe_forever())
             while True:
                 await self._wake.wait()
                 await asyncio.sleep(self.debounce_s)  # let a burst of writes land first
@@ -157,3 +194,7 @@ class ControlLoop:
             informer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await informer
+            if prober is not None:
+                prober.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await prober
