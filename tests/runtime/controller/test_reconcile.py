@@ -166,6 +166,9 @@ class Watching:
     async def ensure_volume(self, name: str, labels: Mapping[str, str] | None = None) -> None:
         await self.inner.ensure_volume(name, labels)
 
+    async def list_volumes(self, labels: Mapping[str, str]) -> Sequence[str]:
+        return await self.inner.list_volumes(labels)
+
     async def remove_volume(self, name: str) -> None:
         await self.inner.remove_volume(name)
 

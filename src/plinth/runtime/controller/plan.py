@@ -26,6 +26,10 @@ The semantics (docs/runtime.md, "The plan"):
   port (``ports[].number`` and the deprecated ``port``) published on 127.0.0.1.
 - **Force redeployment**: the ``cpln/deployTimestamp`` tag becomes the label
   :data:`DEPLOY_TIMESTAMP`, so a new value changes the spec, hence its digest, hence a rollout.
+- **Volume sets**: a ``cpln://volumeset/NAME`` volume is an engine volume
+  (:func:`volume_name`): a stateful replica's own (``..._vs_NAME_{index}``, kept across its
+  restarts and updates), else one per location shared by the replicas. It is labelled
+  :data:`VOLUME_SET`, so the volume set's removal hook finds it.
 """
 
 from __future__ import annotations
@@ -35,7 +39,15 @@ from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from plinth.runtime.containers.protocol import ReplicaSpec, identity_labels
+from plinth.runtime.containers.protocol import (
+    GVC,
+    LOCATION,
+    MANAGED,
+    ORG,
+    ReplicaSpec,
+    VolumeMount,
+    identity_labels,
+)
 from plinth.runtime.deployments import replicas_at
 
 #: The replica a container belongs to (``web-0``) and which of its containers it runs.
@@ -45,6 +57,9 @@ CONTAINER = "plinth.container"
 TYPE = "plinth.workload-type"
 #: The workload's ``cpln/deployTimestamp`` tag (force redeployment), carried into the spec.
 DEPLOY_TIMESTAMP = "plinth.deploy-timestamp"
+#: The volume set an engine volume belongs to (its removal hook finds volumes by it).
+VOLUME_SET = "plinth.volume-set"
+VOLUME_SET_PREFIX = "cpln://volumeset/"
 #: The platform's defaults for a container's resources.
 DEFAULT_CPU, DEFAULT_MEMORY = "50m", "128Mi"
 SECRET_PREFIX = "cpln://secret/"
@@ -135,6 +150,29 @@ def _env(
     return env
 
 
+def volume_name(org: str, gvc: str, location: str, volume_set: str, index: int | None) -> str:
+    """The engine volume of a volume set at a location: one per replica index for a stateful
+    workload (``index``), one shared by every replica otherwise (``None``)."""
+    base = f"plinth_{org}_{gvc}_{location}_vs_{volume_set}"
+    return base if index is None else f"{base}_{index}"
+
+
+def _volumes(
+    container: Mapping[str, Any], where: tuple[str, str, str], index: int | None, labels: Mapping[str, str]
+) -> tuple[VolumeMount, ...]:
+    """The container's ``cpln://volumeset/`` volumes as engine volumes (others are not planned)."""
+    org, gvc, location = where
+    mounts = []
+    for volume in container.get("volumes") or ():
+        uri = str(volume.get("uri", ""))
+        if uri.startswith(VOLUME_SET_PREFIX):
+            volume_set = uri[len(VOLUME_SET_PREFIX) :].split("/")[0]
+            own = {**labels, MANAGED: "true", ORG: org, GVC: gvc, LOCATION: location, VOLUME_SET: volume_set}
+            name = volume_name(org, gvc, location, volume_set, index)
+            mounts.append(VolumeMount(name, str(volume["path"]), labels=tuple(sorted(own.items()))))
+    return tuple(mounts)
+
+
 def plan_workload(
     workload: Mapping[str, Any],
     gvc: Mapping[str, Any],
@@ -189,6 +227,12 @@ def plan_workload(
                         cpu_millicores=millicores(str(container.get("cpu") or DEFAULT_CPU)),
                         memory_bytes=memory_bytes(str(container.get("memory") or DEFAULT_MEMORY)),
                         ports=tuple(ports),
+                        volumes=_volumes(
+                            container,
+                            (org, gvc_name, location),
+                            index if workload_type == "stateful" else None,
+                            dict(labels or {}),
+                        ),
                         hostname=replica,
                     )
                 )

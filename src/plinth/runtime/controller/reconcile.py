@@ -216,6 +216,8 @@ class _Step:
         first = [c for c in current if c.name == target.name or not c.running]
         later = [c for c in current if c not in first]
         await _ensure_image(driver, target.image, self.images)
+        for mount in target.volumes:  # made with its labels before the engine would make it bare
+            await driver.ensure_volume(mount.volume, dict(mount.labels))
         for info in first:
             await _retire(driver, info.name, report)
         await driver.run(target)
