@@ -248,6 +248,31 @@ def test_the_loop_restarts_a_crashing_replica_and_observes_readiness(
             assert api.delete(f"{base}/{name}").status_code in (200, 202, 204)
 
 
+def test_the_loop_runs_a_cron_workload_on_its_schedule(
+    server: ServerProcess, running: list[LoopThread], test_containers: ContainerKit, run_async: RunAsync
+) -> None:
+    kit, base = test_containers, f"/org/{server.org}/gvc/{GVC}/workload"
+    job = _workload("tick", kit, 1)
+    job["spec"] = {
+        "type": "cron",
+        "containers": [{"name": "main", "image": kit.image, "command": "sh", "args": ["-c", "exit 0"]}],
+        "job": {"schedule": "@every 2s", "historyLimit": 2},
+    }
+    control = running[-1].control
+    assert control is not None
+
+    def finished() -> list[Any]:
+        runs = control.cron.executions().get(f"{server.org}/{GVC}/tick", [])
+        return [r for r in runs if r.status == "succeeded"]
+
+    with server.client() as api:
+        assert api.post(base, json=job).status_code == 201, "the API takes a cron workload"
+        _until(lambda: len(finished()) >= 2, "two runs of the cron workload succeeded")
+        assert all(r.exit_code == 0 and r.location == LOCATION for r in finished())
+        assert api.delete(f"{base}/tick").status_code in (200, 202, 204)
+        _until(lambda: not _containers(run_async, server, kit, "tick"), "the job's containers removed")
+
+
 def test_a_new_loop_adopts_what_the_last_one_started(
     server: ServerProcess, running: list[LoopThread], test_containers: ContainerKit, run_async: RunAsync
 ) -> None:

@@ -16,7 +16,7 @@ from tests.runtime.controller.conftest import LOCATION, World
 
 
 def _stateful(world: World, env: str = "one") -> dict[str, Any]:
-    doc = world.workload("db", type_="stateful", replicas=2)
+    doc = world.workload("vsdb", type_="stateful", replicas=2)
     container = doc["spec"]["containers"][0]
     container["volumes"] = [{"uri": "cpln://volumeset/data", "path": "/data"}]
     container["env"] = [{"name": "GENERATION", "value": env}]
@@ -37,11 +37,11 @@ def test_stateful_replicas_keep_their_own_volume_until_the_volume_set_goes(
     try:
         report = world.sync(run_async, engine, doc)
         by_replica = {i.labels[REPLICA]: i.name for i in run_async(engine.list(scope))}
-        assert sorted(by_replica) == ["db-0", "db-1"]
-        assert report.created == [by_replica["db-0"], by_replica["db-1"]]  # replica 0 first
+        assert sorted(by_replica) == ["vsdb-0", "vsdb-1"]
+        assert report.created == [by_replica["vsdb-0"], by_replica["vsdb-1"]]  # replica 0 first
         expected = [volume_name(world.org, "main", LOCATION, "data", i) for i in (0, 1)]
         assert list(run_async(engine.list_volumes({**scope, VOLUME_SET: "data"}))) == expected
-        for replica in ("db-0", "db-1"):
+        for replica in ("vsdb-0", "vsdb-1"):
             _sh(run_async, engine, by_replica[replica], f"echo {replica} > /data/who")
 
         # A template update replaces each replica in place, under the same name, on its volume.
@@ -52,9 +52,9 @@ def test_stateful_replicas_keep_their_own_volume_until_the_volume_set_goes(
             assert _sh(run_async, engine, info.name, "cat /data/who; echo $GENERATION") == f"{replica}\ntwo"
 
         # A restart (the container removed behind the controller's back) keeps it too.
-        run_async(engine.remove(by_replica["db-1"]))
+        run_async(engine.remove(by_replica["vsdb-1"]))
         world.sync(run_async, engine, _stateful(world, env="two"))
-        assert _sh(run_async, engine, by_replica["db-1"], "cat /data/who") == "db-1"
+        assert _sh(run_async, engine, by_replica["vsdb-1"], "cat /data/who") == "vsdb-1"
 
         # The workload goes, the volumes stay; the volume set goes, so do they.
         run_async(reconcile([], engine, scope=scope))

@@ -39,6 +39,7 @@ from typing import Any
 
 from plinth.runtime.containers.protocol import GVC, ORG, WORKLOAD, ContainerEngine, ContainerInfo, ReplicaSpec
 from plinth.runtime.controller.informer import Informer, gvc_locations
+from plinth.runtime.controller.jobs import CronRunner
 from plinth.runtime.controller.plan import CONTAINER, Resolver, plan_workload
 from plinth.runtime.controller.probes import Probe, container_probes
 from plinth.runtime.controller.reconcile import ReconcileReport, reconcile, slot_of
@@ -90,6 +91,8 @@ class ControlLoop:
         self.last_report: ReconcileReport | None = None
         #: Probes, restart back-off and what was observed per workload (``supervisor.observed()``).
         self.supervisor = supervisor or Supervisor()
+        #: Cron workloads' runs (``cron.executions()``), ticked every :data:`PROBE_TICK_S`.
+        self.cron = CronRunner(driver, scope=self.scope, resolve=resolve)
         self._wake = asyncio.Event()
         informer.on_change = self.wake
 
@@ -140,7 +143,7 @@ class ControlLoop:
     async def probe_forever(self) -> None:
         """Probe the scope's containers whenever a probe is due (at least every
         :data:`PROBE_TICK_S`); wake the loop when a verdict changes or a container was stopped,
-        and when a replica's back-off ends."""
+        and when a replica's back-off ends. Each round also ticks the cron jobs."""
         loop = asyncio.get_running_loop()
         restart_wake: asyncio.TimerHandle | None = None
         while True:
@@ -156,6 +159,10 @@ class ControlLoop:
                 restart_wake.cancel()
             if restart is not None:
                 restart_wake = loop.call_later(max(0.0, restart - self.supervisor.clock()), self.wake)
+            try:
+                await self.cron.tick(self.informer.workloads, self.informer.gvcs)
+            except Exception:
+                log.exception("org %s: running cron jobs failed; trying again", self.org)
             due = self.supervisor.next_probe()
             delay = PROBE_TICK_S if due is None else min(PROBE_TICK_S, max(0.05, due - self.supervisor.clock()))
             await asyncio.sleep(delay)

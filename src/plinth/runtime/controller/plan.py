@@ -10,7 +10,7 @@ The semantics (docs/runtime.md, "The plan"):
 
 - **Replicas per location**: ``minScale`` after that location's ``localOptions``; none when
   suspended, with ``maxScale: 0``, or for ``cron`` (its jobs are not long-running replicas and
-  are planned elsewhere). Shared with the simulated runtime (``runtime/deployments.py``).
+  are run by ``jobs.CronRunner``). Shared with the simulated runtime (``runtime/deployments.py``).
 - **Names**: replica ``i`` of workload ``w`` is ``w-i`` (label :data:`REPLICA`, and the
   container's hostname) for every type; the engine container of one container of that
   replica is ``plinth_{org}_{gvc}_{location}_{w-i}_{container}`` (:func:`slot_name`). Names of
@@ -183,57 +183,67 @@ def plan_workload(
 ) -> list[ReplicaSpec]:
     """The replicas ``workload`` wants on each of ``locations`` (module docstring), ordered by
     location, then replica index, then container (the order a stateful workload starts in)."""
+    name = str(workload["name"])
+    stateful = (workload.get("spec") or {}).get("type") == "stateful"
+    planned: list[ReplicaSpec] = []
+    for location in locations:
+        for index in range(replicas_at(dict(workload), location)):
+            volume_index = index if stateful else None
+            planned += replica_specs(workload, gvc, location, f"{name}-{index}", volume_index, resolve, labels)
+    return planned
+
+
+def replica_specs(
+    workload: Mapping[str, Any],
+    gvc: Mapping[str, Any],
+    location: str,
+    replica: str,
+    volume_index: int | None,
+    resolve: Resolver,
+    labels: Mapping[str, str] | None = None,
+) -> list[ReplicaSpec]:
+    """One spec per container of the replica named ``replica`` (a job run's name for cron)."""
     parts = self_parts(workload)
     org, gvc_name, name = parts[1], parts[3], str(workload["name"])
     spec = workload.get("spec") or {}
     workload_type = str(spec.get("type") or "standard")
-    containers = list(spec.get("containers") or ())
     extra = dict(labels or {})
     stamp = (workload.get("tags") or {}).get("cpln/deployTimestamp")
     if stamp is not None:
         extra[DEPLOY_TIMESTAMP] = str(stamp)
     planned: list[ReplicaSpec] = []
-    for location in locations:
-        count = replicas_at(dict(workload), location)
-        for index in range(count):
-            replica = f"{name}-{index}"
-            for container in containers:
-                ports = _ports(container)
-                injected = {
-                    "CPLN_ORG": org,
-                    "CPLN_GVC": gvc_name,
-                    "CPLN_GVC_ALIAS": str(gvc.get("alias") or ""),
-                    "CPLN_LOCATION": location,
-                    "CPLN_WORKLOAD": name,
-                    "CPLN_NAME": replica,
-                }
-                env = _env(container, gvc, injected, resolve)
-                if workload_type in ("standard", "serverless") and ports and "PORT" not in env:
-                    env["PORT"] = str(ports[0])  # the platform sets it when the workload did not
-                planned.append(
-                    ReplicaSpec(
-                        name=slot_name(org, gvc_name, location, replica, str(container["name"])),
-                        image=str(container["image"]),
-                        labels={
-                            **extra,
-                            **identity_labels(org, gvc_name, name, location),
-                            REPLICA: replica,
-                            CONTAINER: str(container["name"]),
-                            TYPE: workload_type,
-                        },
-                        command=container.get("command"),
-                        args=tuple(str(arg) for arg in container.get("args") or ()),
-                        env=env,
-                        cpu_millicores=millicores(str(container.get("cpu") or DEFAULT_CPU)),
-                        memory_bytes=memory_bytes(str(container.get("memory") or DEFAULT_MEMORY)),
-                        ports=tuple(ports),
-                        volumes=_volumes(
-                            container,
-                            (org, gvc_name, location),
-                            index if workload_type == "stateful" else None,
-                            dict(labels or {}),
-                        ),
-                        hostname=replica,
-                    )
-                )
+    for container in spec.get("containers") or ():
+        ports = _ports(container)
+        injected = {
+            "CPLN_ORG": org,
+            "CPLN_GVC": gvc_name,
+            "CPLN_GVC_ALIAS": str(gvc.get("alias") or ""),
+            "CPLN_LOCATION": location,
+            "CPLN_WORKLOAD": name,
+            "CPLN_NAME": replica,
+        }
+        env = _env(container, gvc, injected, resolve)
+        if workload_type in ("standard", "serverless") and ports and "PORT" not in env:
+            env["PORT"] = str(ports[0])  # the platform sets it when the workload did not
+        planned.append(
+            ReplicaSpec(
+                name=slot_name(org, gvc_name, location, replica, str(container["name"])),
+                image=str(container["image"]),
+                labels={
+                    **extra,
+                    **identity_labels(org, gvc_name, name, location),
+                    REPLICA: replica,
+                    CONTAINER: str(container["name"]),
+                    TYPE: workload_type,
+                },
+                command=container.get("command"),
+                args=tuple(str(arg) for arg in container.get("args") or ()),
+                env=env,
+                cpu_millicores=millicores(str(container.get("cpu") or DEFAULT_CPU)),
+                memory_bytes=memory_bytes(str(container.get("memory") or DEFAULT_MEMORY)),
+                ports=tuple(ports),
+                volumes=_volumes(container, (org, gvc_name, location), volume_index, dict(labels or {})),
+                hostname=replica,
+            )
+        )
     return planned
