@@ -197,3 +197,35 @@ def test_a_failing_liveness_probe_restarts_the_replica(run_async: RunAsync, engi
         )
     finally:
         run_async(reconcile([], engine, scope=world.scope))
+
+
+def test_a_surge_retires_the_old_replica_only_once_the_new_one_is_ready(
+    run_async: RunAsync, engine: CliEngine, world: World
+) -> None:
+    sup = Supervisor()  # the real clock: the readiness probe is checked every second
+    docs: dict[str, dict[str, Any]] = {}
+    sup.probes_for = lambda info: container_probes(docs["surge"], info.labels[CONTAINER])
+
+    def roll(path: str, generation: str) -> ReconcileReport:
+        probe = {"httpGet": {"path": path}, **PROBE}
+        docs["surge"] = _workload(
+            world, "surge", {"readinessProbe": probe, "env": [{"name": "G", "value": generation}]}
+        )
+        desired = world.desired(docs["surge"])
+        report: ReconcileReport = run_async(
+            reconcile(desired, engine, scope=world.scope, gate=sup, running_timeout_s=5)
+        )
+        return report
+
+    try:
+        roll("/index.html", "1")
+        (old,) = run_async(engine.list(world.scope))
+        ready = roll("/index.html", "2")  # the new one passes its probe: the old one goes
+        assert ready.errors == {} and old.name in ready.removed
+        (kept,) = run_async(engine.list(world.scope))
+        never = roll("/missing", "3")  # the new one never gets ready: it goes, the old one stays
+        (why,) = never.errors.values()
+        assert "was not ready within 5 s: http probe /missing on port 8080 answered 404" in why
+        assert [i.id for i in run_async(engine.list(world.scope))] == [kept.id]
+    finally:
+        run_async(reconcile([], engine, scope=world.scope))

@@ -91,6 +91,7 @@ class ControlLoop:
         self.last_report: ReconcileReport | None = None
         #: Probes, restart back-off and what was observed per workload (``supervisor.observed()``).
         self.supervisor = supervisor or Supervisor()
+        self.supervisor.probes_for = self._probes_for
         #: Cron workloads' runs (``cron.executions()``), ticked every :data:`PROBE_TICK_S`.
         self.cron = CronRunner(driver, scope=self.scope, resolve=resolve)
         self._wake = asyncio.Event()

@@ -123,7 +123,8 @@ def slot_name(org: str, gvc: str, location: str, replica: str, container: str) -
     return f"plinth_{org}_{gvc}_{location}_{replica}_{container}"
 
 
-def _ports(container: Mapping[str, Any]) -> list[int]:
+def container_ports(container: Mapping[str, Any]) -> list[int]:
+    """A container's port numbers: ``ports[].number``, then the deprecated ``port``."""
     numbers = [int(p["number"]) for p in container.get("ports") or () if p.get("number") is not None]
     if container.get("port") is not None and int(container["port"]) not in numbers:
         numbers.append(int(container["port"]))
@@ -213,7 +214,7 @@ def replica_specs(
         extra[DEPLOY_TIMESTAMP] = str(stamp)
     planned: list[ReplicaSpec] = []
     for container in spec.get("containers") or ():
-        ports = _ports(container)
+        ports = container_ports(container)
         injected = {
             "CPLN_ORG": org,
             "CPLN_GVC": gvc_name,

@@ -23,6 +23,7 @@ from typing import Any, Literal
 import httpx
 
 from plinth.runtime.containers.protocol import ContainerEngine, ContainerInfo, EngineError
+from plinth.runtime.controller.plan import container_ports
 
 ProbeKind = Literal["readinessProbe", "livenessProbe"]
 INITIAL_DELAY_S: dict[str, float] = {"readinessProbe": 10, "livenessProbe": 60}
@@ -45,13 +46,6 @@ class Probe:
     failure_threshold: int = 3
 
 
-def _first_port(container: Mapping[str, Any]) -> int | None:
-    for port in container.get("ports") or ():
-        if "number" in port:
-            return int(port["number"])
-    return int(container["port"]) if container.get("port") is not None else None
-
-
 def parse_probe(container: Mapping[str, Any], kind: ProbeKind) -> Probe | None:
     """The container's ``kind`` probe, or ``None`` when it has none (module docstring)."""
     doc = container.get(kind)
@@ -72,13 +66,13 @@ def parse_probe(container: Mapping[str, Any], kind: ProbeKind) -> Probe | None:
         return replace(
             timing,
             handler="http",
-            port=http.get("port") or _first_port(container),
+            port=http.get("port") or next(iter(container_ports(container)), None),
             path=http.get("path") or "/",
             scheme=str(http.get("scheme") or "HTTP").lower(),
             headers=tuple((h["name"], h["value"]) for h in http.get("httpHeaders") or ()),
         )
     handler = doc.get("tcpSocket") or doc.get("grpc") or {}
-    return replace(timing, handler="tcp", port=handler.get("port") or _first_port(container))
+    return replace(timing, handler="tcp", port=handler.get("port") or next(iter(container_ports(container)), None))
 
 
 async def check(probe: Probe, driver: ContainerEngine, info: ContainerInfo) -> str | None:

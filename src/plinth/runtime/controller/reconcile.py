@@ -84,6 +84,9 @@ class RestartGate(Protocol):
     def may_start(self, slot: Slot, digest: str) -> str | None:
         """``None`` when ``slot`` may start a container of ``digest`` now, else why not yet."""
 
+    async def until_ready(self, driver: ContainerEngine, name: str, timeout_s: float) -> str | None:
+        """Wait for the running container ``name`` to be ready: ``None``, else why not."""
+
 
 class StepFailed(Exception):
     """A new container did not reach ``running``; the old one (if any) was kept."""
@@ -228,6 +231,17 @@ class _Step:
             if self.gate is not None:
                 self.gate.crashed(slot, digest, str(exc))
             raise
+        stateful = spec.labels.get(TYPE) == "stateful"
+        if self.gate is not None and (later or stateful):
+            # A surge retires the old replica only once the new one is ready; a stateful
+            # workload starts its next replica only once this one is (Kubernetes' OrderedReady).
+            why = await self.gate.until_ready(driver, target.name, self.running_timeout_s)
+            if why is not None and later:
+                await _retire(driver, target.name, report)
+                self.gate.crashed(slot, digest, why)
+                raise StepFailed(why)
+            if why is not None:
+                raise StepFailed(why)  # left running, not ready; later replicas wait for a pass
         for info in later:  # the surge: the new one runs, so the old one may go
             await _retire(driver, info.name, report)
 

@@ -101,6 +101,8 @@ class Supervisor:
         self._restarts: dict[Slot, _Restarts] = {}
         self._watched: dict[str, _Watched] = {}
         self._infos: list[ContainerInfo] = []
+        #: The probes of a container, for :meth:`until_ready` (the loop sets it).
+        self.probes_for: ProbesFor | None = None
 
     # -- the restart gate ------------------------------------------------------------------
     def _entry(self, slot: Slot, digest: str) -> _Restarts:
@@ -139,17 +141,7 @@ class Supervisor:
         changed = False
 
         async def one(info: ContainerInfo) -> bool:
-            watched = self._watched.get(info.name)
-            readiness, liveness = probes_for(info)
-            if watched is None or watched.id != info.id or watched.probes != (readiness, liveness):
-                # A new container, or new probes for this one (probes are not part of the
-                # container's spec, so changing them does not restart it): start counting again.
-                started = now
-                watched = self._watched[info.name] = _Watched(
-                    info.id,
-                    ProbeTracker(readiness, started) if readiness else None,
-                    ProbeTracker(liveness, started) if liveness else None,
-                )
+            watched = self._watch(info, probes_for(info), now)
             before = watched.readiness.passing if watched.readiness else None
             for tracker in (watched.readiness, watched.liveness):
                 if tracker is not None and tracker.due(now):
@@ -167,6 +159,41 @@ class Supervisor:
         for result in await asyncio.gather(*(one(info) for info in running.values())):
             changed |= result
         return changed
+
+    def _watch(self, info: ContainerInfo, probes: tuple[Probe | None, Probe | None], now: float) -> _Watched:
+        watched = self._watched.get(info.name)
+        if watched is None or watched.id != info.id or watched.probes != probes:
+            # A new container, or new probes for this one (probes are not part of the
+            # container's spec, so changing them does not restart it): start counting again.
+            readiness, liveness = probes
+            watched = self._watched[info.name] = _Watched(
+                info.id,
+                ProbeTracker(readiness, now) if readiness else None,
+                ProbeTracker(liveness, now) if liveness else None,
+            )
+        return watched
+
+    async def until_ready(self, driver: ContainerEngine, name: str, timeout_s: float) -> str | None:
+        """Wait until the container ``name`` passes its readiness probe (at once without one,
+        or when no :attr:`probes_for` is set): ``None`` when ready, else why not, after
+        ``timeout_s`` at most. The reconcile pass calls it before retiring the old replica of
+        a surge, and between the replicas of a stateful workload."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            info = await driver.inspect(name)
+            if info is None or not info.running:
+                return f"container {name} ended before it was ready"
+            probes = self.probes_for(info) if self.probes_for is not None else (None, None)
+            tracker = self._watch(info, probes, self.clock()).readiness
+            if tracker is None:
+                return None
+            if tracker.due(self.clock()):
+                tracker.record(await check(tracker.probe, driver, info), self.clock())
+            if tracker.passing:
+                return None
+            if time.monotonic() > deadline:
+                return f"container {name} was not ready within {timeout_s:g} s: {tracker.message or 'no probe yet'}"
+            await asyncio.sleep(min(1.0, max(0.05, tracker.next_due() - self.clock())))
 
     def next_probe(self) -> float | None:
         times = [t.next_due() for w in self._watched.values() for t in (w.readiness, w.liveness) if t is not None]
