@@ -34,7 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from plinth.runtime.containers.protocol import GVC, ORG, WORKLOAD, ContainerEngine, ContainerInfo, ReplicaSpec
@@ -44,6 +44,8 @@ from plinth.runtime.controller.plan import CONTAINER, Resolver, plan_workload
 from plinth.runtime.controller.probes import Probe, container_probes
 from plinth.runtime.controller.reconcile import ReconcileReport, reconcile, slot_of
 from plinth.runtime.controller.supervisor import Supervisor
+from plinth.runtime.gateway.domains import DEFAULT_BASE_DOMAIN, route_table
+from plinth.runtime.gateway.routes import RouteTable
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +79,8 @@ class ControlLoop:
         debounce_s: float = DEBOUNCE_S,
         retry_s: float = RETRY_S,
         supervisor: Supervisor | None = None,
+        gateway: Callable[[RouteTable], Awaitable[None]] | None = None,
+        base_domain: str = DEFAULT_BASE_DOMAIN,
     ) -> None:
         self.informer = informer
         self.driver = driver
@@ -92,6 +96,9 @@ class ControlLoop:
         #: Probes, restart back-off and what was observed per workload (``supervisor.observed()``).
         self.supervisor = supervisor or Supervisor()
         self.supervisor.probes_for = self._probes_for
+        #: Loads a route table into the gateway (``lambda t: caddy.apply(t, listen)``), if any.
+        self.gateway, self.base_domain = gateway, base_domain
+        self._applied: RouteTable | None = None
         #: Cron workloads' runs (``cron.executions()``), ticked every :data:`PROBE_TICK_S`.
         self.cron = CronRunner(driver, scope=self.scope, resolve=resolve)
         self._wake = asyncio.Event()
@@ -125,6 +132,7 @@ class ControlLoop:
         report.errors.update({"/".join(key): message for key, message in held.items()})
         self.last_report = report
         self.errors = dict(report.errors)
+        await self._update_gateway(report)
         self.passes += 1  # last: a reader that sees the count sees the pass's report
         if report.changed or report.errors:
             log.info(
@@ -136,6 +144,27 @@ class ControlLoop:
                 report.errors or "none",
             )
         return report
+
+    async def _update_gateway(self, report: ReconcileReport) -> None:
+        """Load the routes of the cache's domains and workloads to the ready replicas into the
+        gateway, when they differ from what it was last given; a refusal is an error of the pass."""
+        if self.gateway is None:
+            return
+        table = route_table(
+            self.informer.domains.values(),
+            self.informer.workloads.values(),
+            self.informer.gvcs,
+            self.supervisor.ready_ports(),
+            base_domain=self.base_domain,
+        )
+        if table == self._applied:
+            return
+        try:
+            await self.gateway(table)
+        except Exception as exc:  # the gateway's error must not end the loop
+            report.errors["gateway"] = str(exc)
+            return
+        self._applied = table
 
     def _probes_for(self, info: ContainerInfo) -> tuple[Probe | None, Probe | None]:
         workload = self.informer.workloads.get((info.labels[GVC], info.labels[WORKLOAD]))

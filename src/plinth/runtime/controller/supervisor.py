@@ -101,6 +101,7 @@ class Supervisor:
         self._restarts: dict[Slot, _Restarts] = {}
         self._watched: dict[str, _Watched] = {}
         self._infos: list[ContainerInfo] = []
+        self._ready_names: set[str] = set()
         #: The probes of a container, for :meth:`until_ready` (the loop sets it).
         self.probes_for: ProbesFor | None = None
 
@@ -156,9 +157,11 @@ class Supervisor:
                 return True
             return (watched.readiness.passing if watched.readiness else None) != before
 
+        ready_before = self._ready_names
         for result in await asyncio.gather(*(one(info) for info in running.values())):
             changed |= result
-        return changed
+        self._ready_names = {i.name for i in self._infos if self.is_ready(i)}
+        return changed or self._ready_names != ready_before
 
     def _watch(self, info: ContainerInfo, probes: tuple[Probe | None, Probe | None], now: float) -> _Watched:
         watched = self._watched.get(info.name)
