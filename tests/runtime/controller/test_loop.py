@@ -20,11 +20,15 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from plinth.runtime.containers import CliEngine, ContainerInfo
 from plinth.runtime.containers.protocol import ORG, WORKLOAD
 from plinth.runtime.controller import ControlLoop, Informer
+from plinth.runtime.controller.supervisor import Supervisor
+from plinth.runtime.gateway import Caddy, RouteTable
+from plinth.runtime.gateway.caddy import free_loopback_port
 from tests.aio import RunAsync
 from tests.support import pg
 from tests.support.containers import INDEX, TEST_RUN, ContainerKit, get_when_up, podman
@@ -46,8 +50,10 @@ def _engine() -> CliEngine:
 class LoopThread:
     """A :class:`ControlLoop` on its own event loop in a thread; ``stop`` cancels it."""
 
-    def __init__(self, server: ServerProcess, kit: ContainerKit, resource_version: str | None = None) -> None:
-        self.server, self.kit = server, kit
+    def __init__(
+        self, server: ServerProcess, kit: ContainerKit, resource_version: str | None = None, gateway: Any = None
+    ) -> None:
+        self.server, self.kit, self.gateway = server, kit, gateway
         self.resource_version = resource_version
         self.control: ControlLoop | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -61,7 +67,10 @@ class LoopThread:
     def _main(self) -> None:
         async def main() -> None:
             informer = Informer(self.server.url, self.server.key, self.server.org, relist_interval_s=RELIST_S)
-            self.control = ControlLoop(informer, _engine(), labels={TEST_RUN: self.kit.run_id})
+            supervisor = Supervisor(base_s=0.5, cap_s=1)  # short back-off, so restarts are seen in a test
+            self.control = ControlLoop(
+                informer, _engine(), labels={TEST_RUN: self.kit.run_id}, supervisor=supervisor, gateway=self.gateway
+            )
             self._loop = asyncio.get_running_loop()
             self._task = asyncio.current_task()
             self._started.set()
@@ -117,9 +126,23 @@ def server(
 
 
 @pytest.fixture(scope="module")
-def running(server: ServerProcess, test_containers: ContainerKit) -> Iterator[list[LoopThread]]:
+def gateway(test_containers: ContainerKit, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Caddy, str]]:
+    """Caddy on 127.0.0.1, which the module's loops configure; and its listen address."""
+    with Caddy(Path(tmp_path_factory.mktemp("loop-caddy"))) as caddy:
+        yield caddy, f"127.0.0.1:{free_loopback_port()}"
+
+
+@pytest.fixture(scope="module")
+def running(
+    server: ServerProcess, test_containers: ContainerKit, gateway: tuple[Caddy, str]
+) -> Iterator[list[LoopThread]]:
     """The module's loop, in a list so a test may replace it (the last one is stopped after)."""
-    loops = [LoopThread(server, test_containers)]
+    caddy, listen = gateway
+
+    async def apply(table: RouteTable) -> None:
+        await caddy.apply(table, listen)
+
+    loops = [LoopThread(server, test_containers, gateway=apply)]
     yield loops
     loops[-1].stop()
 
@@ -217,6 +240,87 @@ def test_a_workload_written_through_the_api_runs_rolls_scales_and_goes(
     assert running[-1].control is not None and "web" not in str(running[-1].control.errors)
 
 
+def test_the_loop_restarts_a_crashing_replica_and_observes_readiness(
+    server: ServerProcess, running: list[LoopThread], test_containers: ContainerKit
+) -> None:
+    kit, base = test_containers, f"/org/{server.org}/gvc/{GVC}/workload"
+    crash = _workload("crash", kit, 1)
+    crash["spec"]["containers"][0].update(command="sh", args=["-c", "sleep 1; exit 3"])
+    probed = _workload("probed", kit, 1)
+    probe = {"httpGet": {"path": "/missing"}, "initialDelaySeconds": 0, "periodSeconds": 1, "failureThreshold": 1}
+    probed["spec"]["containers"][0]["readinessProbe"] = probe
+
+    def observed(name: str) -> Any:
+        control = running[-1].control
+        assert control is not None
+        return control.supervisor.observed().get(f"{server.org}/{GVC}/{name}")
+
+    with server.client() as api:
+        for doc in (crash, probed):
+            assert api.post(base, json=doc).status_code == 201
+        _until(lambda: (o := observed("crash")) and o.restarts >= 2, "two restarts of the crashing replica")
+        assert "exited with code 3" in observed("crash").message
+        _until(lambda: (o := observed("probed")) and "answered 404" in o.message, "the failing readiness probe seen")
+        assert observed("probed").ready == 0
+        probe["httpGet"]["path"] = "/index.html"  # a new template, ready once its probe passes
+        assert api.put(f"{base}/probed", json=probed).status_code == 200
+        _until(lambda: (o := observed("probed")) and o.ready == 1 and o.message == "", "the probed replica ready")
+        for name in ("crash", "probed"):
+            assert api.delete(f"{base}/{name}").status_code in (200, 202, 204)
+
+
+def test_the_loop_serves_a_workloads_endpoint_through_the_gateway(
+    server: ServerProcess, running: list[LoopThread], test_containers: ContainerKit, gateway: tuple[Caddy, str]
+) -> None:
+    kit, base, listen = test_containers, f"/org/{server.org}/gvc/{GVC}/workload", gateway[1]
+    doc = _workload("gw", kit, 1)
+    doc["spec"]["firewallConfig"] = {"external": {"inboundAllowCIDR": ["127.0.0.0/8"]}}
+    with server.client() as api:
+        alias = api.get(f"/org/{server.org}/gvc/{GVC}").json()["alias"]
+        host = f"gw-{alias}.localhost"
+
+        def status() -> int:
+            try:
+                return httpx.get(f"http://{listen}/", headers={"Host": host}, timeout=10).status_code
+            except httpx.TransportError:
+                return 0  # the gateway's first configuration is not loaded yet
+
+        assert api.post(base, json=doc).status_code == 201
+        _until(lambda: status() == 200, "the workload's endpoint answered through the gateway")
+        assert api.patch(f"{base}/gw", json={"spec": {"defaultOptions": {"suspend": True}}}).status_code == 200
+        _until(lambda: status() == 503, "no ready replica: 503")
+        closed = {"spec": {"firewallConfig": {"external": {"inboundAllowCIDR": []}}}}
+        assert api.patch(f"{base}/gw", json=closed).status_code == 200
+        _until(lambda: status() == 403, "nobody allowed: 403")
+        assert api.delete(f"{base}/gw").status_code in (200, 202, 204)
+        _until(lambda: status() == 404, "a deleted workload has no route")
+
+
+def test_the_loop_runs_a_cron_workload_on_its_schedule(
+    server: ServerProcess, running: list[LoopThread], test_containers: ContainerKit, run_async: RunAsync
+) -> None:
+    kit, base = test_containers, f"/org/{server.org}/gvc/{GVC}/workload"
+    job = _workload("tick", kit, 1)
+    job["spec"] = {
+        "type": "cron",
+        "containers": [{"name": "main", "image": kit.image, "command": "sh", "args": ["-c", "exit 0"]}],
+        "job": {"schedule": "@every 2s", "historyLimit": 2},
+    }
+    control = running[-1].control
+    assert control is not None
+
+    def finished() -> list[Any]:
+        runs = control.cron.executions().get(f"{server.org}/{GVC}/tick", [])
+        return [r for r in runs if r.status == "succeeded"]
+
+    with server.client() as api:
+        assert api.post(base, json=job).status_code == 201, "the API takes a cron workload"
+        _until(lambda: len(finished()) >= 2, "two runs of the cron workload succeeded")
+        assert all(r.exit_code == 0 and r.location == LOCATION for r in finished())
+        assert api.delete(f"{base}/tick").status_code in (200, 202, 204)
+        _until(lambda: not _containers(run_async, server, kit, "tick"), "the job's containers removed")
+
+
 def test_a_new_loop_adopts_what_the_last_one_started(
     server: ServerProcess, running: list[LoopThread], test_containers: ContainerKit, run_async: RunAsync
 ) -> None:
@@ -225,7 +329,7 @@ def test_a_new_loop_adopts_what_the_last_one_started(
         assert api.post(f"/org/{server.org}/gvc/{GVC}/workload", json=_workload("keep", kit, 2)).status_code == 201
     before = _settled(run_async, server, kit, "keep", 2)
     running[-1].stop()
-    running.append(LoopThread(server, kit))
+    running.append(LoopThread(server, kit, gateway=running[-1].gateway))
     _until(lambda: running[-1].passes >= 1, "the new loop's first pass")
     control = running[-1].control
     assert control is not None
@@ -317,7 +421,8 @@ def test_a_position_the_server_does_not_know_is_answered_410_and_listed_again(
             await asyncio.gather(task, return_exceptions=True)
 
     run_async(sync())
-    # Synced only happens after a full list: the 410 made the informer list again.
-    assert informer.lists == 2
+    # Synced only happens after a full list: the 410 made each stream (GVCs, workloads,
+    # domains) list again.
+    assert informer.lists == 3
     assert set(informer.gvcs) == {GVC}
     assert {name for _, name in informer.workloads} == {doc["name"] for doc in listed}

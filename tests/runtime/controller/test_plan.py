@@ -12,6 +12,7 @@ from plinth.runtime.controller.plan import (
     DEPLOY_TIMESTAMP,
     REPLICA,
     TYPE,
+    VOLUME_SET,
     memory_bytes,
     millicores,
     plan_workload,
@@ -129,6 +130,29 @@ def test_stateful_replicas_have_stable_ordered_names() -> None:
     assert "PORT" not in specs[0].env  # injected for standard and serverless only
     # The same documents give the same plan: names are deterministic.
     assert plan_workload(doc, gvc_doc(), LOCATIONS[:1], resolve=resolve) == specs
+
+
+@pytest.mark.parametrize(
+    ("type_", "names"), [("stateful", ["_vs_data_0", "_vs_data_1"]), ("standard", ["_vs_data"] * 2)]
+)
+def test_volume_set_volumes_are_a_stateful_replicas_own_or_shared(type_: str, names: list[str]) -> None:
+    volumes = [{"uri": "cpln://volumeset/data", "path": "/data"}, {"uri": "cpln://secret/s", "path": "/s"}]
+    container = {"name": "main", "image": "x", "ports": [{"number": 80}], "volumes": volumes}
+    specs = plan_workload(
+        workload_doc(type_, containers=[container]), gvc_doc(), LOCATIONS[:1], resolve=resolve, labels={"scope": "a"}
+    )
+    base = "plinth_acme_main_aws-us-west-2"
+    assert [[m.volume for m in s.volumes] for s in specs] == [[base + n] for n in names]  # a secret volume: not yet
+    mount = specs[0].volumes[0]
+    assert mount.path == "/data"
+    assert dict(mount.labels) == {
+        "scope": "a",
+        MANAGED: "true",
+        ORG: "acme",
+        GVC: "main",
+        LOCATION: "aws-us-west-2",
+        VOLUME_SET: "data",
+    }
 
 
 def test_cron_has_no_long_running_replicas() -> None:

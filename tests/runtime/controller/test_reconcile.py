@@ -9,8 +9,6 @@ published on 127.0.0.1.
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -19,72 +17,10 @@ import pytest
 
 from plinth.runtime.containers import CliEngine, ContainerInfo, ExecResult, ReplicaSpec
 from plinth.runtime.containers.protocol import MANAGED, WORKLOAD
-from plinth.runtime.controller import REPLICA, ReconcileReport, engine_name, plan_workload, reconcile
+from plinth.runtime.controller import REPLICA, engine_name, reconcile
 from tests.aio import RunAsync
-from tests.support.containers import INDEX, TEST_RUN, ContainerKit, get_when_up, podman
-
-KEY = os.urandom(32)
-LOCATION = "aws-us-west-2"
-SCOPE = "plinth.test-scope"
-READY_WAIT_S = 30
-
-
-def _engine() -> CliEngine:
-    binary = shutil.which("podman")
-    assert binary is not None
-    return CliEngine("podman", binary, hash_key=KEY)
-
-
-@pytest.fixture(scope="module")
-def engine(test_containers: ContainerKit) -> CliEngine:
-    return _engine()
-
-
-class World:
-    """Workload documents of one test and the desired replicas they plan to."""
-
-    def __init__(self, kit: ContainerKit, scope: str) -> None:
-        self.kit = kit
-        self.org = f"t{kit.run_id}"
-        self.scope = {TEST_RUN: kit.run_id, SCOPE: scope}
-
-    def workload(
-        self, name: str, type_: str = "standard", replicas: int = 1, image: str | None = None
-    ) -> dict[str, Any]:
-        return {
-            "kind": "workload",
-            "name": name,
-            "version": 1,
-            "tags": {},
-            "links": [{"rel": "self", "href": f"/org/{self.org}/gvc/main/workload/{name}"}],
-            "spec": {
-                "type": type_,
-                "containers": [{"name": "main", "image": image or self.kit.image, "ports": [{"number": 8080}]}],
-                "defaultOptions": {"autoscaling": {"minScale": replicas, "maxScale": max(replicas, 1)}},
-            },
-        }
-
-    def desired(self, *workloads: Mapping[str, Any]) -> list[ReplicaSpec]:
-        gvc: dict[str, Any] = {"kind": "gvc", "name": "main", "alias": "x"}
-        gvc["links"] = [{"rel": "self", "href": f"/org/{self.org}/gvc/main"}]
-        out: list[ReplicaSpec] = []
-        for doc in workloads:
-            out += plan_workload(doc, gvc, [LOCATION], resolve=lambda ref: ref, labels=self.scope)
-        return out
-
-    def sync(self, run_async: RunAsync, driver: Any, *workloads: Mapping[str, Any]) -> ReconcileReport:
-        report = run_async(reconcile(self.desired(*workloads), driver, scope=self.scope))
-        assert report.errors == {}
-        return report
-
-    def running(self, run_async: RunAsync, driver: CliEngine) -> dict[str, ContainerInfo]:
-        """Replica containers in scope by engine name."""
-        return {info.name: info for info in run_async(driver.list(self.scope))}
-
-
-@pytest.fixture
-def world(test_containers: ContainerKit, request: pytest.FixtureRequest) -> World:
-    return World(test_containers, request.node.name[5:40].replace("_", "-").replace("[", "-").rstrip("]"))
+from tests.runtime.controller.conftest import LOCATION, READY_WAIT_S, SCOPE, World, _engine
+from tests.support.containers import INDEX, ContainerKit, get_when_up, podman
 
 
 def _ids(infos: Mapping[str, ContainerInfo]) -> dict[str, str]:
@@ -229,6 +165,9 @@ class Watching:
 
     async def ensure_volume(self, name: str, labels: Mapping[str, str] | None = None) -> None:
         await self.inner.ensure_volume(name, labels)
+
+    async def list_volumes(self, labels: Mapping[str, str]) -> Sequence[str]:
+        return await self.inner.list_volumes(labels)
 
     async def remove_volume(self, name: str) -> None:
         await self.inner.remove_volume(name)

@@ -6,20 +6,15 @@ serve the whole module; everything is reached on 127.0.0.1."""
 from __future__ import annotations
 
 import asyncio
-import shutil
 import threading
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from plinth.runtime.containers import CliEngine, ReplicaSpec, identity_labels
 from plinth.runtime.gateway import (
-    Caddy,
     GatewayError,
     Route,
     RouteTable,
@@ -27,68 +22,8 @@ from plinth.runtime.gateway import (
     loopback_address,
     reloads_keep_queued_connections,
 )
-from plinth.runtime.gateway.caddy import free_loopback_port
+from tests.runtime.gateway.conftest import ECHO, Gateway, replica_of
 from tests.support import containers
-from tests.support.containers import ContainerKit, podman
-
-READY_WAIT_S = 30
-ECHO = "/cgi-bin/echo"
-
-
-@dataclass
-class Gateway:
-    caddy: Caddy
-    listen: str
-    alpha: int
-    beta: int
-
-    def apply(self, *routes: Route) -> None:
-        asyncio.run(self.caddy.apply(RouteTable(routes), self.listen))
-
-    def get(self, path: str, host: str, client: httpx.Client | None = None) -> httpx.Response:
-        url = f"http://{self.listen}{path}"
-        if client is not None:
-            return client.get(url, headers={"Host": host})
-        return httpx.get(url, headers={"Host": host}, timeout=10)  # a hang fails the test
-
-
-def _wait_up(port: int) -> None:
-    deadline = time.monotonic() + READY_WAIT_S
-    while True:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}{ECHO}", timeout=5).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        assert time.monotonic() < deadline, f"nothing answered on 127.0.0.1:{port}"
-        time.sleep(0.1)
-
-
-@pytest.fixture(scope="module")
-def gateway(test_containers: ContainerKit, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
-    binary = shutil.which("podman")
-    assert binary is not None
-    engine = CliEngine("podman", binary)
-    names = [f"t-{test_containers.run_id}-gw-{which}" for which in ("alpha", "beta")]
-    labels = {**identity_labels("org1", "main", "gw", "aws-us-west-2"), **test_containers.labels}
-    try:
-        ports = []
-        for name, which in zip(names, ("alpha", "beta"), strict=True):
-            spec = ReplicaSpec(name=name, image=test_containers.image, labels=labels, ports=[8080], hostname=which)
-            ports.append(asyncio.run(engine.run(spec)).ports[8080])
-        for port in ports:
-            _wait_up(port)
-        with Caddy(Path(tmp_path_factory.mktemp("caddy"))) as caddy:
-            yield Gateway(caddy, f"127.0.0.1:{free_loopback_port()}", *ports)
-    finally:
-        for name in names:
-            podman("rm", "--force", "--time", "0", name, check=False)
-
-
-def _replica(response: httpx.Response) -> str:
-    assert response.status_code == 200, response.text
-    fields = dict(part.split("=", 1) for part in response.text.split())
-    return fields["replica"]
 
 
 def test_routes_by_host_and_longest_prefix(gateway: Gateway) -> None:
@@ -99,12 +34,12 @@ def test_routes_by_host_and_longest_prefix(gateway: Gateway) -> None:
         Route(hosts=["mixed.test"], prefix=f"{ECHO}/b", upstreams=[gateway.beta]),
         Route(prefix=f"{ECHO}/any", upstreams=[gateway.beta]),
     )
-    assert _replica(gateway.get(ECHO, "alpha.test")) == "alpha"
-    assert _replica(gateway.get(ECHO, "beta.test")) == "beta"
-    assert _replica(gateway.get(ECHO, "alpha.test:8080")) == "alpha"  # a port in Host still matches
-    assert _replica(gateway.get(f"{ECHO}/b/x", "mixed.test")) == "beta"
-    assert _replica(gateway.get(f"{ECHO}/a", "mixed.test")) == "alpha"
-    assert _replica(gateway.get(f"{ECHO}/any", "elsewhere.test")) == "beta"
+    assert replica_of(gateway.get(ECHO, "alpha.test")) == "alpha"
+    assert replica_of(gateway.get(ECHO, "beta.test")) == "beta"
+    assert replica_of(gateway.get(ECHO, "alpha.test:8080")) == "alpha"  # a port in Host still matches
+    assert replica_of(gateway.get(f"{ECHO}/b/x", "mixed.test")) == "beta"
+    assert replica_of(gateway.get(f"{ECHO}/a", "mixed.test")) == "alpha"
+    assert replica_of(gateway.get(f"{ECHO}/any", "elsewhere.test")) == "beta"
     assert gateway.get(ECHO, "elsewhere.test").status_code == 404
 
 
@@ -121,11 +56,11 @@ def test_replace_prefix_host_prefix_and_request_headers(gateway: Gateway) -> Non
         Route(upstreams=[gateway.alpha]),
     )
     response = gateway.get("/api/x?q=1", "rw.test")
-    assert _replica(response) == "alpha"
+    assert replica_of(response) == "alpha"
     assert f"uri={ECHO}/x?q=1" in response.text.split()
     assert "header=via-rw.test" in response.text.split()
-    assert _replica(gateway.get(ECHO, "api.example.test")) == "beta"
-    assert _replica(gateway.get(ECHO, "web.example.test")) == "alpha"
+    assert replica_of(gateway.get(ECHO, "api.example.test")) == "beta"
+    assert replica_of(gateway.get(ECHO, "web.example.test")) == "alpha"
 
 
 def test_a_route_without_ready_replicas_answers_503_at_once(gateway: Gateway) -> None:
@@ -145,7 +80,7 @@ def test_the_external_firewall_answers_403_outside_its_ranges(gateway: Gateway) 
     )
     assert gateway.get(ECHO, "closed.test").status_code == 403
     assert gateway.get(ECHO, "lan.test").status_code == 403
-    assert _replica(gateway.get(ECHO, "local.test")) == "alpha"
+    assert replica_of(gateway.get(ECHO, "local.test")) == "alpha"
     assert gateway.get(ECHO, "closed-down.test").status_code == 403  # the firewall speaks first
     assert gateway.get(ECHO, "lan-down.test").status_code == 403
 
@@ -187,7 +122,7 @@ def test_reconfiguration_under_load_loses_no_request(gateway: Gateway) -> None:
                 if done.is_set():
                     return
                 try:
-                    replica = _replica(once(i, kept_alive))
+                    replica = replica_of(once(i, kept_alive))
                     seen[replica] = seen.get(replica, 0) + 1
                 except (httpx.HTTPError, AssertionError) as exc:
                     failures.append(f"request {i}: {exc!r}")
@@ -216,7 +151,7 @@ def test_a_refused_configuration_raises_with_caddys_reason_and_keeps_the_old_one
     with pytest.raises(GatewayError) as raised:
         asyncio.run(gateway.caddy.load(broken))
     assert "no-such-handler" in str(raised.value)
-    assert _replica(gateway.get(ECHO, "keep.test")) == "alpha"
+    assert replica_of(gateway.get(ECHO, "keep.test")) == "alpha"
 
 
 def test_the_gateway_listens_on_loopback_only(gateway: Gateway) -> None:

@@ -361,6 +361,13 @@ class CliEngine:
         if code != 0 and "exists" not in err.decode(errors="replace"):
             raise EngineError(f"creating volume {name}: {err.decode(errors='replace').strip()}")
 
+    async def list_volumes(self, labels: Mapping[str, str]) -> Sequence[str]:
+        filters = [arg for k, v in {**labels, MANAGED: "true"}.items() for arg in ("--filter", f"label={k}={v}")]
+        code, out, err = await self._call("volume", "ls", "--quiet", *filters)
+        if code != 0:
+            raise EngineError(f"listing volumes: {err.decode(errors='replace').strip()}")
+        return tuple(sorted(line for line in out.decode().split() if line))
+
     async def remove_volume(self, name: str) -> None:
         code, _, err = await self._call("volume", "rm", name)
         if code != 0 and not _gone(err.decode(errors="replace")):

@@ -73,11 +73,13 @@ class ImagePullError(EngineError):
 
 @dataclass(frozen=True, slots=True)
 class VolumeMount:
-    """A named engine volume mounted at ``path`` (created by the engine when missing)."""
+    """A named engine volume mounted at ``path``. The reconcile pass creates it with ``labels``
+    before the container runs (they are not part of the spec's digest)."""
 
     volume: str
     path: str
     read_only: bool = False
+    labels: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +240,10 @@ class ContainerEngine(Protocol):
 
     async def ensure_volume(self, name: str, labels: Mapping[str, str] | None = None) -> None:
         """Create the named volume unless it exists."""
+        ...
+
+    async def list_volumes(self, labels: Mapping[str, str]) -> Sequence[str]:
+        """The names of the managed volumes carrying all of ``labels``."""
         ...
 
     async def remove_volume(self, name: str) -> None:

@@ -1,10 +1,12 @@
-"""What should run, as the public API says: a cache of an org's GVCs and workloads, kept by
+"""What should run, as the public API says: a cache of an org's GVCs, workloads and domains
+(for the gateway), kept by
 list and watch over HTTP, the way a kubelet's informer keeps the Kubernetes API's objects.
 
 The controller is a *client* of Plinth: it holds a key (a Bearer token) and reads
-``GET /org/{org}/gvc`` and ``GET /org/{org}/workload`` (a GVC-scoped kind listed at the org
-reads it across every GVC) with ``?watch=true`` (docs/watch.md). It never imports the engine
-or the store, so the same controller can run beside, or away from, the server.
+``GET /org/{org}/gvc``, ``GET /org/{org}/workload`` (a GVC-scoped kind listed at the org
+reads it across every GVC) and ``GET /org/{org}/domain`` with ``?watch=true``
+(docs/watch.md). It never imports the engine or the store, so the same controller can run
+beside, or away from, the server.
 
 Per kind, one stream:
 
@@ -197,6 +199,8 @@ class Informer:
         )
         self._gvcs = _Stream(self, f"/org/{org}/gvc", _gvc_key, resource_version)
         self._workloads = _Stream(self, f"/org/{org}/workload", _workload_key, resource_version)
+        self._domains = _Stream(self, f"/org/{org}/domain", _gvc_key, resource_version)
+        self._streams = (self._gvcs, self._workloads, self._domains)
 
     @property
     def gvcs(self) -> Mapping[str, dict[str, Any]]:
@@ -209,19 +213,24 @@ class Informer:
         return self._workloads.items
 
     @property
+    def domains(self) -> Mapping[str, dict[str, Any]]:
+        """Domains by name (for the gateway's routes)."""
+        return self._domains.items
+
+    @property
     def synced(self) -> bool:
         """Whether both kinds have been listed at least once (before that the cache is not the
         truth: a loop that acted on it would remove everything)."""
-        return self._gvcs.synced.is_set() and self._workloads.synced.is_set()
+        return all(stream.synced.is_set() for stream in self._streams)
 
     @property
     def lists(self) -> int:
         """Full lists applied so far, both kinds together."""
-        return self._gvcs.lists + self._workloads.lists
+        return sum(stream.lists for stream in self._streams)
 
     async def wait_synced(self) -> None:
-        await self._gvcs.synced.wait()
-        await self._workloads.synced.wait()
+        for stream in self._streams:
+            await stream.synced.wait()
 
     def changed(self) -> None:
         try:
@@ -233,8 +242,8 @@ class Informer:
         """Keep the cache until cancelled; closes the HTTP client on the way out."""
         try:
             async with asyncio.TaskGroup() as group:
-                group.create_task(self._gvcs.run())
-                group.create_task(self._workloads.run())
+                for stream in self._streams:
+                    group.create_task(stream.run())
         finally:
             with contextlib.suppress(Exception):
                 await self.client.aclose()

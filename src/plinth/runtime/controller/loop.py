@@ -34,13 +34,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from plinth.runtime.containers.protocol import ORG, ContainerEngine, ReplicaSpec
+from plinth.runtime.containers.protocol import GVC, ORG, WORKLOAD, ContainerEngine, ContainerInfo, ReplicaSpec
 from plinth.runtime.controller.informer import Informer, gvc_locations
-from plinth.runtime.controller.plan import Resolver, plan_workload
-from plinth.runtime.controller.reconcile import ReconcileReport, reconcile
+from plinth.runtime.controller.jobs import CronRunner
+from plinth.runtime.controller.plan import CONTAINER, Resolver, plan_workload
+from plinth.runtime.controller.probes import Probe, container_probes
+from plinth.runtime.controller.reconcile import ReconcileReport, reconcile, slot_of
+from plinth.runtime.controller.supervisor import Supervisor
+from plinth.runtime.gateway.domains import DEFAULT_BASE_DOMAIN, route_table
+from plinth.runtime.gateway.routes import RouteTable
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +53,8 @@ log = logging.getLogger(__name__)
 DEBOUNCE_S = 0.1
 #: How soon a pass that left errors is tried again (besides any change or relist).
 RETRY_S = 5.0
+#: The longest the prober sleeps between rounds (a new container is probed within this).
+PROBE_TICK_S = 1.0
 
 
 class SecretUnavailable(Exception):
@@ -71,6 +78,9 @@ class ControlLoop:
         resolve: Resolver = refuse_secrets,
         debounce_s: float = DEBOUNCE_S,
         retry_s: float = RETRY_S,
+        supervisor: Supervisor | None = None,
+        gateway: Callable[[RouteTable], Awaitable[None]] | None = None,
+        base_domain: str = DEFAULT_BASE_DOMAIN,
     ) -> None:
         self.informer = informer
         self.driver = driver
@@ -83,6 +93,14 @@ class ControlLoop:
         #: The errors of the last pass, by ``org/gvc/workload``.
         self.errors: dict[str, str] = {}
         self.last_report: ReconcileReport | None = None
+        #: Probes, restart back-off and what was observed per workload (``supervisor.observed()``).
+        self.supervisor = supervisor or Supervisor()
+        self.supervisor.probes_for = self._probes_for
+        #: Loads a route table into the gateway (``lambda t: caddy.apply(t, listen)``), if any.
+        self.gateway, self.base_domain = gateway, base_domain
+        self._applied: RouteTable | None = None
+        #: Cron workloads' runs (``cron.executions()``), ticked every :data:`PROBE_TICK_S`.
+        self.cron = CronRunner(driver, scope=self.scope, resolve=resolve)
         self._wake = asyncio.Event()
         informer.on_change = self.wake
 
@@ -109,10 +127,12 @@ class ControlLoop:
     async def run_pass(self) -> ReconcileReport:
         """One plan-and-reconcile of the whole org (the informer must be synced)."""
         specs, held = self.desired()
-        report = await reconcile(specs, self.driver, scope=self.scope, hold=set(held))
+        report = await reconcile(specs, self.driver, scope=self.scope, hold=set(held), gate=self.supervisor)
+        self.supervisor.retain([slot for spec in specs if (slot := slot_of(spec.labels))], held)
         report.errors.update({"/".join(key): message for key, message in held.items()})
         self.last_report = report
         self.errors = dict(report.errors)
+        await self._update_gateway(report)
         self.passes += 1  # last: a reader that sees the count sees the pass's report
         if report.changed or report.errors:
             log.info(
@@ -125,10 +145,63 @@ class ControlLoop:
             )
         return report
 
+    async def _update_gateway(self, report: ReconcileReport) -> None:
+        """Load the routes of the cache's domains and workloads to the ready replicas into the
+        gateway, when they differ from what it was last given; a refusal is an error of the pass."""
+        if self.gateway is None:
+            return
+        table = route_table(
+            self.informer.domains.values(),
+            self.informer.workloads.values(),
+            self.informer.gvcs,
+            self.supervisor.ready_ports(),
+            base_domain=self.base_domain,
+        )
+        if table == self._applied:
+            return
+        try:
+            await self.gateway(table)
+        except Exception as exc:  # the gateway's error must not end the loop
+            report.errors["gateway"] = str(exc)
+            return
+        self._applied = table
+
+    def _probes_for(self, info: ContainerInfo) -> tuple[Probe | None, Probe | None]:
+        workload = self.informer.workloads.get((info.labels[GVC], info.labels[WORKLOAD]))
+        return container_probes(workload, info.labels[CONTAINER]) if workload else (None, None)
+
+    async def probe_forever(self) -> None:
+        """Probe the scope's containers whenever a probe is due (at least every
+        :data:`PROBE_TICK_S`); wake the loop when a verdict changes or a container was stopped,
+        and when a replica's back-off ends. Each round also ticks the cron jobs."""
+        loop = asyncio.get_running_loop()
+        restart_wake: asyncio.TimerHandle | None = None
+        while True:
+            try:
+                infos = await self.driver.list(self.scope)
+                ended = any(not info.running and slot_of(info.labels) for info in infos)
+                if await self.supervisor.probe(self.driver, infos, self._probes_for) or ended:
+                    self.wake()  # a verdict changed, or a replica ended: the next pass restarts it
+            except Exception:
+                log.exception("org %s: probing failed; trying again", self.org)
+            restart = self.supervisor.next_restart()
+            if restart_wake is not None:
+                restart_wake.cancel()
+            if restart is not None:
+                restart_wake = loop.call_later(max(0.0, restart - self.supervisor.clock()), self.wake)
+            try:
+                await self.cron.tick(self.informer.workloads, self.informer.gvcs)
+            except Exception:
+                log.exception("org %s: running cron jobs failed; trying again", self.org)
+            due = self.supervisor.next_probe()
+            delay = PROBE_TICK_S if due is None else min(PROBE_TICK_S, max(0.05, due - self.supervisor.clock()))
+            await asyncio.sleep(delay)
+
     async def run(self) -> None:
         """Run until cancelled (module docstring); never ends on an error of a pass."""
         informer = asyncio.create_task(self.informer.run())
         retry: asyncio.TimerHandle | None = None
+        prober: asyncio.Task[None] | None = None
         try:
             await asyncio.wait(
                 [asyncio.ensure_future(self.informer.wait_synced()), informer],
@@ -136,6 +209,7 @@ class ControlLoop:
             )
             if informer.done():
                 informer.result()  # the informer ended without being cancelled: say why
+            prober = asyncio.create_task(self.probe_forever())
             while True:
                 await self._wake.wait()
                 await asyncio.sleep(self.debounce_s)  # let a burst of writes land first
@@ -157,3 +231,7 @@ class ControlLoop:
             informer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await informer
+            if prober is not None:
+                prober.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await prober

@@ -10,7 +10,7 @@ The semantics (docs/runtime.md, "The plan"):
 
 - **Replicas per location**: ``minScale`` after that location's ``localOptions``; none when
   suspended, with ``maxScale: 0``, or for ``cron`` (its jobs are not long-running replicas and
-  are planned elsewhere). Shared with the simulated runtime (``runtime/deployments.py``).
+  are run by ``jobs.CronRunner``). Shared with the simulated runtime (``runtime/deployments.py``).
 - **Names**: replica ``i`` of workload ``w`` is ``w-i`` (label :data:`REPLICA`, and the
   container's hostname) for every type; the engine container of one container of that
   replica is ``plinth_{org}_{gvc}_{location}_{w-i}_{container}`` (:func:`slot_name`). Names of
@@ -26,6 +26,10 @@ The semantics (docs/runtime.md, "The plan"):
   port (``ports[].number`` and the deprecated ``port``) published on 127.0.0.1.
 - **Force redeployment**: the ``cpln/deployTimestamp`` tag becomes the label
   :data:`DEPLOY_TIMESTAMP`, so a new value changes the spec, hence its digest, hence a rollout.
+- **Volume sets**: a ``cpln://volumeset/NAME`` volume is an engine volume
+  (:func:`volume_name`): a stateful replica's own (``..._vs_NAME_{index}``, kept across its
+  restarts and updates), else one per location shared by the replicas. It is labelled
+  :data:`VOLUME_SET`, so the volume set's removal hook finds it.
 """
 
 from __future__ import annotations
@@ -35,7 +39,15 @@ from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from plinth.runtime.containers.protocol import ReplicaSpec, identity_labels
+from plinth.runtime.containers.protocol import (
+    GVC,
+    LOCATION,
+    MANAGED,
+    ORG,
+    ReplicaSpec,
+    VolumeMount,
+    identity_labels,
+)
 from plinth.runtime.deployments import replicas_at
 
 #: The replica a container belongs to (``web-0``) and which of its containers it runs.
@@ -45,6 +57,9 @@ CONTAINER = "plinth.container"
 TYPE = "plinth.workload-type"
 #: The workload's ``cpln/deployTimestamp`` tag (force redeployment), carried into the spec.
 DEPLOY_TIMESTAMP = "plinth.deploy-timestamp"
+#: The volume set an engine volume belongs to (its removal hook finds volumes by it).
+VOLUME_SET = "plinth.volume-set"
+VOLUME_SET_PREFIX = "cpln://volumeset/"
 #: The platform's defaults for a container's resources.
 DEFAULT_CPU, DEFAULT_MEMORY = "50m", "128Mi"
 SECRET_PREFIX = "cpln://secret/"
@@ -108,7 +123,8 @@ def slot_name(org: str, gvc: str, location: str, replica: str, container: str) -
     return f"plinth_{org}_{gvc}_{location}_{replica}_{container}"
 
 
-def _ports(container: Mapping[str, Any]) -> list[int]:
+def container_ports(container: Mapping[str, Any]) -> list[int]:
+    """A container's port numbers: ``ports[].number``, then the deprecated ``port``."""
     numbers = [int(p["number"]) for p in container.get("ports") or () if p.get("number") is not None]
     if container.get("port") is not None and int(container["port"]) not in numbers:
         numbers.append(int(container["port"]))
@@ -135,6 +151,29 @@ def _env(
     return env
 
 
+def volume_name(org: str, gvc: str, location: str, volume_set: str, index: int | None) -> str:
+    """The engine volume of a volume set at a location: one per replica index for a stateful
+    workload (``index``), one shared by every replica otherwise (``None``)."""
+    base = f"plinth_{org}_{gvc}_{location}_vs_{volume_set}"
+    return base if index is None else f"{base}_{index}"
+
+
+def _volumes(
+    container: Mapping[str, Any], where: tuple[str, str, str], index: int | None, labels: Mapping[str, str]
+) -> tuple[VolumeMount, ...]:
+    """The container's ``cpln://volumeset/`` volumes as engine volumes (others are not planned)."""
+    org, gvc, location = where
+    mounts = []
+    for volume in container.get("volumes") or ():
+        uri = str(volume.get("uri", ""))
+        if uri.startswith(VOLUME_SET_PREFIX):
+            volume_set = uri[len(VOLUME_SET_PREFIX) :].split("/")[0]
+            own = {**labels, MANAGED: "true", ORG: org, GVC: gvc, LOCATION: location, VOLUME_SET: volume_set}
+            name = volume_name(org, gvc, location, volume_set, index)
+            mounts.append(VolumeMount(name, str(volume["path"]), labels=tuple(sorted(own.items()))))
+    return tuple(mounts)
+
+
 def plan_workload(
     workload: Mapping[str, Any],
     gvc: Mapping[str, Any],
@@ -145,51 +184,67 @@ def plan_workload(
 ) -> list[ReplicaSpec]:
     """The replicas ``workload`` wants on each of ``locations`` (module docstring), ordered by
     location, then replica index, then container (the order a stateful workload starts in)."""
+    name = str(workload["name"])
+    stateful = (workload.get("spec") or {}).get("type") == "stateful"
+    planned: list[ReplicaSpec] = []
+    for location in locations:
+        for index in range(replicas_at(dict(workload), location)):
+            volume_index = index if stateful else None
+            planned += replica_specs(workload, gvc, location, f"{name}-{index}", volume_index, resolve, labels)
+    return planned
+
+
+def replica_specs(
+    workload: Mapping[str, Any],
+    gvc: Mapping[str, Any],
+    location: str,
+    replica: str,
+    volume_index: int | None,
+    resolve: Resolver,
+    labels: Mapping[str, str] | None = None,
+) -> list[ReplicaSpec]:
+    """One spec per container of the replica named ``replica`` (a job run's name for cron)."""
     parts = self_parts(workload)
     org, gvc_name, name = parts[1], parts[3], str(workload["name"])
     spec = workload.get("spec") or {}
     workload_type = str(spec.get("type") or "standard")
-    containers = list(spec.get("containers") or ())
     extra = dict(labels or {})
     stamp = (workload.get("tags") or {}).get("cpln/deployTimestamp")
     if stamp is not None:
         extra[DEPLOY_TIMESTAMP] = str(stamp)
     planned: list[ReplicaSpec] = []
-    for location in locations:
-        count = replicas_at(dict(workload), location)
-        for index in range(count):
-            replica = f"{name}-{index}"
-            for container in containers:
-                ports = _ports(container)
-                injected = {
-                    "CPLN_ORG": org,
-                    "CPLN_GVC": gvc_name,
-                    "CPLN_GVC_ALIAS": str(gvc.get("alias") or ""),
-                    "CPLN_LOCATION": location,
-                    "CPLN_WORKLOAD": name,
-                    "CPLN_NAME": replica,
-                }
-                env = _env(container, gvc, injected, resolve)
-                if workload_type in ("standard", "serverless") and ports and "PORT" not in env:
-                    env["PORT"] = str(ports[0])  # the platform sets it when the workload did not
-                planned.append(
-                    ReplicaSpec(
-                        name=slot_name(org, gvc_name, location, replica, str(container["name"])),
-                        image=str(container["image"]),
-                        labels={
-                            **extra,
-                            **identity_labels(org, gvc_name, name, location),
-                            REPLICA: replica,
-                            CONTAINER: str(container["name"]),
-                            TYPE: workload_type,
-                        },
-                        command=container.get("command"),
-                        args=tuple(str(arg) for arg in container.get("args") or ()),
-                        env=env,
-                        cpu_millicores=millicores(str(container.get("cpu") or DEFAULT_CPU)),
-                        memory_bytes=memory_bytes(str(container.get("memory") or DEFAULT_MEMORY)),
-                        ports=tuple(ports),
-                        hostname=replica,
-                    )
-                )
+    for container in spec.get("containers") or ():
+        ports = container_ports(container)
+        injected = {
+            "CPLN_ORG": org,
+            "CPLN_GVC": gvc_name,
+            "CPLN_GVC_ALIAS": str(gvc.get("alias") or ""),
+            "CPLN_LOCATION": location,
+            "CPLN_WORKLOAD": name,
+            "CPLN_NAME": replica,
+        }
+        env = _env(container, gvc, injected, resolve)
+        if workload_type in ("standard", "serverless") and ports and "PORT" not in env:
+            env["PORT"] = str(ports[0])  # the platform sets it when the workload did not
+        planned.append(
+            ReplicaSpec(
+                name=slot_name(org, gvc_name, location, replica, str(container["name"])),
+                image=str(container["image"]),
+                labels={
+                    **extra,
+                    **identity_labels(org, gvc_name, name, location),
+                    REPLICA: replica,
+                    CONTAINER: str(container["name"]),
+                    TYPE: workload_type,
+                },
+                command=container.get("command"),
+                args=tuple(str(arg) for arg in container.get("args") or ()),
+                env=env,
+                cpu_millicores=millicores(str(container.get("cpu") or DEFAULT_CPU)),
+                memory_bytes=memory_bytes(str(container.get("memory") or DEFAULT_MEMORY)),
+                ports=tuple(ports),
+                volumes=_volumes(container, (org, gvc_name, location), volume_index, dict(labels or {})),
+                hostname=replica,
+            )
+        )
     return planned

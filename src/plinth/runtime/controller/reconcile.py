@@ -35,6 +35,7 @@ import time
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from plinth.runtime.containers.protocol import (
     GVC,
@@ -66,10 +67,25 @@ class ReconcileReport:
     adopted: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     errors: dict[str, str] = field(default_factory=dict)
+    #: Replicas left down for now by the restart gate (back-off), by engine name: why.
+    waiting: dict[str, str] = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
         return bool(self.created or self.removed)
+
+
+class RestartGate(Protocol):
+    """Decides when a replica that crashed may start again (the supervisor's back-off)."""
+
+    def crashed(self, slot: Slot, digest: str, reason: str) -> None:
+        """The container of ``slot`` running template ``digest`` ended, or never got running."""
+
+    def may_start(self, slot: Slot, digest: str) -> str | None:
+        """``None`` when ``slot`` may start a container of ``digest`` now, else why not yet."""
+
+    async def until_ready(self, driver: ContainerEngine, name: str, timeout_s: float) -> str | None:
+        """Wait for the running container ``name`` to be ready: ``None``, else why not."""
 
 
 class StepFailed(Exception):
@@ -99,13 +115,16 @@ async def reconcile(
     scope: Mapping[str, str] | None = None,
     running_timeout_s: float = RUNNING_TIMEOUT_S,
     hold: Collection[WorkloadKey] = (),
+    gate: RestartGate | None = None,
 ) -> ReconcileReport:
     """One pass (module docstring). Every desired spec must carry every ``scope`` label (the
     plan's ``labels`` argument), or the next pass would not see what this one made. Engine
     errors are reported per workload in :attr:`ReconcileReport.errors`, never raised, so one
     workload's missing image does not stop the others. The containers of a workload in ``hold``
     (``(org, gvc, workload)``: one whose plan could not be made, e.g. a secret it cannot read)
-    are left exactly as they are: neither collected nor replaced."""
+    are left exactly as they are: neither collected nor replaced. With a ``gate``, a container
+    of the wanted template that ended is removed and reported to it as a crash, and a slot the
+    gate holds back is left down, reported in :attr:`ReconcileReport.waiting`."""
     scope = dict(scope or {})
     report = ReconcileReport()
     wanted: dict[Slot, ReplicaSpec] = {}
@@ -143,7 +162,8 @@ async def reconcile(
     async def one_workload(key: WorkloadKey, slots: Sequence[Slot]) -> None:
         try:
             for slot in slots:  # in plan order: a stateful workload starts replica 0 first
-                await _converge(driver, wanted[slot], running.get(slot, []), report, images, running_timeout_s)
+                step = _Step(driver, report, images, running_timeout_s, gate)
+                await step.converge(slot, wanted[slot], running.get(slot, []))
         except (EngineError, StepFailed) as exc:
             report.errors["/".join(key)] = str(exc)
 
@@ -163,36 +183,67 @@ async def _ensure_image(driver: ContainerEngine, image: str, images: dict[str, a
     await asyncio.shield(images[image])
 
 
-async def _converge(
-    driver: ContainerEngine,
-    spec: ReplicaSpec,
-    current: Sequence[ContainerInfo],
-    report: ReconcileReport,
-    images: dict[str, asyncio.Task[None]],
-    running_timeout_s: float,
-) -> None:
-    target = replace(spec, name=engine_name(spec, driver))
-    digest = driver.digest(target)
-    keep = next((c for c in current if c.name == target.name and c.spec_hash == digest and c.running), None)
-    if keep is not None:
-        report.adopted.append(keep.name)
-        # Leftovers of a rollout that was interrupted between its start and its clean-up.
-        for info in current:
-            if info is not keep:
+@dataclass
+class _Step:
+    """What one slot's convergence needs from its pass."""
+
+    driver: ContainerEngine
+    report: ReconcileReport
+    images: dict[str, asyncio.Task[None]]
+    running_timeout_s: float
+    gate: RestartGate | None
+
+    async def converge(self, slot: Slot, spec: ReplicaSpec, current: Sequence[ContainerInfo]) -> None:
+        driver, report = self.driver, self.report
+        target = replace(spec, name=engine_name(spec, driver))
+        digest = driver.digest(target)
+        keep = next((c for c in current if c.name == target.name and c.spec_hash == digest and c.running), None)
+        if keep is not None:
+            report.adopted.append(keep.name)
+            # Leftovers of a rollout that was interrupted between its start and its clean-up.
+            for info in current:
+                if info is not keep:
+                    await _retire(driver, info.name, report)
+            return
+        if self.gate is not None:
+            for info in [c for c in current if not c.running and c.spec_hash == digest]:
                 await _retire(driver, info.name, report)
-        return
-    # Must go before the new one starts: anything dead, and anything holding the target name
-    # (a stateful replica's old container, or one made under another key).
-    first = [c for c in current if c.name == target.name or not c.running]
-    later = [c for c in current if c not in first]
-    await _ensure_image(driver, target.image, images)
-    for info in first:
-        await _retire(driver, info.name, report)
-    await driver.run(target)
-    report.created.append(target.name)
-    await _until_running(driver, target.name, running_timeout_s, report)
-    for info in later:  # the surge: the new one runs, so the old one may go
-        await _retire(driver, info.name, report)
+                self.gate.crashed(slot, digest, f"container exited with code {info.exit_code}")
+            current = [c for c in current if c.running or c.spec_hash != digest]
+            wait = self.gate.may_start(slot, digest)
+            if wait is not None:
+                report.waiting[target.name] = wait
+                return
+        # Must go before the new one starts: anything dead, and anything holding the target name
+        # (a stateful replica's old container, or one made under another key).
+        first = [c for c in current if c.name == target.name or not c.running]
+        later = [c for c in current if c not in first]
+        await _ensure_image(driver, target.image, self.images)
+        for mount in target.volumes:  # made with its labels before the engine would make it bare
+            await driver.ensure_volume(mount.volume, dict(mount.labels))
+        for info in first:
+            await _retire(driver, info.name, report)
+        await driver.run(target)
+        report.created.append(target.name)
+        try:
+            await _until_running(driver, target.name, self.running_timeout_s, report)
+        except StepFailed as exc:
+            if self.gate is not None:
+                self.gate.crashed(slot, digest, str(exc))
+            raise
+        stateful = spec.labels.get(TYPE) == "stateful"
+        if self.gate is not None and (later or stateful):
+            # A surge retires the old replica only once the new one is ready; a stateful
+            # workload starts its next replica only once this one is (Kubernetes' OrderedReady).
+            why = await self.gate.until_ready(driver, target.name, self.running_timeout_s)
+            if why is not None and later:
+                await _retire(driver, target.name, report)
+                self.gate.crashed(slot, digest, why)
+                raise StepFailed(why)
+            if why is not None:
+                raise StepFailed(why)  # left running, not ready; later replicas wait for a pass
+        for info in later:  # the surge: the new one runs, so the old one may go
+            await _retire(driver, info.name, report)
 
 
 async def _until_running(driver: ContainerEngine, name: str, timeout_s: float, report: ReconcileReport) -> None:
