@@ -307,6 +307,10 @@ def test_security_bearer_everywhere_except_the_open_paths(doc: dict[str, Any]) -
 
 
 def test_responses_name_headers_and_statuses(doc: dict[str, Any]) -> None:
+    _check_responses(doc, REGISTRY)
+
+
+def _check_responses(doc: dict[str, Any], kinds: Mapping[str, KindSpec]) -> None:
     for path, method, op in operations(doc):
         for status, reply in op["responses"].items():
             reply = resolve(doc, reply)
@@ -322,10 +326,33 @@ def test_responses_name_headers_and_statuses(doc: dict[str, Any]) -> None:
         if method in ("put", "patch") or (method == "post" and "/-" not in path):
             assert any(p == {"$ref": "#/components/parameters/DryRun"} for p in op["parameters"])
             assert op["requestBody"]["required"] is True
-        elif method == "post" and "-query" not in path:  # an action: no dryRun, and a body it needs
-            assert "parameters" not in op and op["requestBody"]["required"] is True
+        elif method == "post" and "-query" not in path:  # an action: no dryRun, and the body it declares
+            assert "parameters" not in op
+            if _declared_action(op, kinds).body is None:
+                assert "requestBody" not in op, path
+            else:
+                assert op["requestBody"]["required"] is True, path
         elif method == "post":  # a query: no body is the empty query, as the official CLI sends it
             assert op["requestBody"]["required"] is False, path
+
+
+def _declared_action(op: dict[str, Any], kinds: Mapping[str, KindSpec]) -> KindAction:
+    """The declaration behind an action's operation."""
+    kind = kinds[op["x-plinth-kind"]]
+    return next(a for a in kind.actions if a.operation_id == op["operationId"])
+
+
+def test_an_action_without_a_body_documents_none(doc: dict[str, Any]) -> None:
+    """A POST action may take no body (``KindAction.body`` is ``None``): its operation has no
+    ``requestBody``, and the check above holds each action to what it declares."""
+    base = next(k for k in REGISTRY.values() if k.scope == "org" and not k.actions)
+    poke = KindAction(operation_id="pokeWidget", method="POST", path="-poke", summary="Poke", handler=_unserved)
+    widget = replace(base, name="widget", title="Widget", actions=(poke,))
+    built = build_document({**REGISTRY, "widget": widget})
+    validate_spec(built)
+    op = built["paths"]["/org/{org}/widget/-poke"]["post"]
+    assert "requestBody" not in op and "parameters" not in op
+    _check_responses(built, {**REGISTRY, "widget": widget})
 
 
 # -- the schemas accept what the pipeline builds ---------------------------------------------
