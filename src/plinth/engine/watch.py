@@ -25,23 +25,36 @@ import asyncio
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import orjson
 
 from plinth.engine.access import Access
-from plinth.engine.render import href_of
+from plinth.engine.address import Address
 from plinth.errors import APIError, Forbidden
 from plinth.kinds.base import KindSpec
 from plinth.storage import evaluate
-from plinth.storage.base import Change, Record, StorageError
+from plinth.storage.base import Change, Record, Storage, StorageError
 from plinth.storage.query import Filter, ListRequest
-
-if TYPE_CHECKING:
-    from plinth.engine.watch_hub import WatchHub
 
 #: Changes read per store read (the hub's batches, a backlog's pages).
 BATCH = 500
+
+
+class HubSide(Protocol):
+    """What a watcher asks of the hub that feeds it (``engine/watch_hub.py``'s ``WatchHub``):
+    declared here, so a watcher knows its hub only by this and the hub imports the watcher."""
+
+    storage: Storage
+    last_seq: int
+    dirty: set[Watcher]
+
+    def add(self, watcher: Watcher) -> None: ...
+    def remove(self, watcher: Watcher) -> None: ...
+    def release(self, watcher: Watcher) -> None: ...
+    def slow_error(self, limit: int) -> APIError: ...
+    def store_error(self, exc: StorageError) -> APIError: ...
+
 
 #: Re-judges a watcher after the access generation moved: its new access, or the error that
 #: ends it (401 for a revoked key, 403 for a lost right).
@@ -154,7 +167,7 @@ class Watcher:
 
     def __init__(
         self,
-        hub: WatchHub,
+        hub: HubSide,
         selection: Selection,
         access: Access,
         principal: str,
@@ -213,7 +226,7 @@ class Watcher:
                 return None
         if self.sees_all:
             return event
-        href = href_of(sel.kind, key.org, key.parent or None, key.name)
+        href = Address.stored(sel.kind, key).href
         stamp = None if event.type == "DELETED" else (event.item.get("id", ""), int(event.item.get("version", 0)))
         if self.access.allows(sel.kind, "view", href, stamp, lambda: event.item):
             return event
@@ -331,7 +344,7 @@ class Watcher:
             if self.sees_all:
                 out.append(event)
                 continue
-            href = href_of(sel.kind, record.key.org, record.key.parent or None, record.key.name)
+            href = Address.stored(sel.kind, record.key).href
             if self.access.allows(sel.kind, "view", href, (record.id, record.version), lambda e=event: e.item):  # type: ignore[misc]
                 out.append(event)
         if not self._initial:
