@@ -98,7 +98,7 @@ async def refresh_dependants(
             refs = dep_kind.references(item, org)
             _, resolved, hrefs = await check_references(storage, kinds, org, refs, overrides)
             if dep_kind.scope == "gvc" and parent is None and item.get("gvc"):
-                gvc_record = await storage.get(Key(org, "gvc", "", item["gvc"]))
+                gvc_record = await storage.get(Address(kinds[dep_kind.scope], org, None, item["gvc"]).key)
                 parent = orjson.loads(gvc_record.doc) if gvc_record is not None else None
             ctx = KindContext(org=org, now=now, gvc=item.get("gvc"), parent=parent, resolved=resolved, id=item["id"])
             item_href = Address.stored(dep_kind, record.key).href

@@ -217,7 +217,7 @@ class StatusInputs:
     async def _parent(self, kind: KindSpec, org: str, item: Item) -> Item | None:
         if kind.scope != "gvc" or not item.get("gvc"):
             return None
-        record = await self.storage.get(Key(org, "gvc", "", item["gvc"]))
+        record = await self.storage.get(Address(self.kinds[kind.scope], org, None, item["gvc"]).key)
         return orjson.loads(record.doc) if record is not None else None
 
 

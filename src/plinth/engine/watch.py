@@ -14,9 +14,8 @@ own, never a stall of the others. Exactly once and in order follows from seq ord
 order (``storage/postgres.py``, ``_append_changes``): a watcher takes a change only when its seq
 is above the last one it took.
 
-The wire form of an event (NDJSON or SSE) is the server's (``server/watch_stream.py``); an
-:class:`Event` (and a :class:`Shared` batch) keeps each encoding made of it, so 1,000 watchers of
-one change share one.
+The wire form of an event (NDJSON or SSE) is the server's (``server/watch_stream.py``); the
+events themselves are ``engine/watch_events.py``'s.
 """
 
 from __future__ import annotations
@@ -25,12 +24,11 @@ import asyncio
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
-
-import orjson
+from typing import Protocol
 
 from plinth.engine.access import Access
 from plinth.engine.address import Address
+from plinth.engine.watch_events import Entry, Event, Shared, Signal
 from plinth.errors import APIError, Forbidden
 from plinth.kinds.base import KindSpec
 from plinth.storage import evaluate
@@ -61,63 +59,6 @@ class HubSide(Protocol):
 Recheck = Callable[[], Awaitable[Access]]
 
 
-class Event:
-    """One change as watchers receive it. ``item`` is parsed once, when some watcher needs it;
-    ``encoded`` keeps each wire form made of it (by form name)."""
-
-    __slots__ = ("_item", "change", "encoded", "type")
-
-    def __init__(self, change: Change, type_: str | None = None):
-        self.change = change
-        self.type = type_ or change.type
-        self._item: Any = None
-        self.encoded: dict[str, bytes] = {}
-
-    @property
-    def seq(self) -> int:
-        return self.change.seq
-
-    @property
-    def item(self) -> dict[str, Any]:
-        if self._item is None:
-            self._item = orjson.loads(self.change.doc)
-        return self._item
-
-    def as_type(self, type_: str) -> Event:
-        """The same change delivered as another type (a query watch's ``DELETED``)."""
-        if type_ == self.type:
-            return self
-        other = Event(self.change, type_)
-        other._item = self._item
-        return other
-
-
-@dataclass(frozen=True, slots=True)
-class Signal:
-    """A per-watcher event: a ``BOOKMARK`` (with ``initial_end`` after the initial items) or the
-    final ``ERROR``."""
-
-    type: str
-    seq: int = 0
-    error: APIError | None = None
-    initial_end: bool = False
-
-
-class Shared:
-    """The changes of one batch for one kind, handed as one entry to every watcher that takes
-    them all (it sees every item and has no query): its encodings are made once for them all."""
-
-    __slots__ = ("encoded", "events", "seq", "size")
-
-    def __init__(self, events: list[Event]):
-        self.events = events
-        self.seq = events[-1].seq
-        self.size = sum(len(e.change.doc) + 96 for e in events)
-        self.encoded: dict[str, bytes] = {}
-
-
-#: What a watcher's queue holds.
-Entry = Event | Signal | Shared
 #: Writes a joined watcher's entries out: a batch it takes whole (``Shared``) as it is offered,
 #: else what it queued, at the end of each batch (the server's direct writer,
 #: ``server/watch_stream.py``); ``None``: the stream takes them itself.
