@@ -19,12 +19,14 @@ from plinth.auth.signing import SigningKey
 from plinth.auth.tokens import mint, new_key_name
 from plinth.engine import listing, sealed
 from plinth.engine.access import Access, Unrestricted, require, stamp_of
+from plinth.engine.address import Address
 from plinth.engine.opaque import token_key
 from plinth.engine.paging import decode_cursor, encode_cursor, page_size
 from plinth.engine.render import new_id
 from plinth.engine.requestinfo import RequestInfo
-from plinth.engine.service import Engine, Target, storage_error
-from plinth.errors import NotFound, not_found
+from plinth.engine.service import Engine
+from plinth.engine.store_errors import storage_error
+from plinth.errors import NotFound, ServiceUnavailable, not_found
 from plinth.kinds.actions import SystemFields
 from plinth.kinds.base import Item
 from plinth.runtime.base import Placement
@@ -77,7 +79,7 @@ class EngineActionContext:
 
     # -- reads ---------------------------------------------------------------------
 
-    def _target(self) -> Target:
+    def _target(self) -> Address:
         return self.engine.target(RequestInfo(kind=self.info.kind, org=self.info.org, gvc=self.gvc, name=self.name))
 
     async def item(self, permission: str = "view") -> Item:
@@ -117,7 +119,23 @@ class EngineActionContext:
     async def reveal(self) -> bytes:
         if not self.kind.sealed:
             raise NotFound(f"This action belongs to kinds with sealed values, not to {self.kind.name}")
-        return await sealed.reveal(self.engine, self.info, self.access)
+        # ``GET .../{name}/-reveal``: the item with its sealed fields, for a caller holding ``reveal``.
+        t = self.engine.target(self.info)
+        for attempt in range(2):
+            record = await self.engine.read(t, fresh=attempt > 0)
+            if record is None:
+                raise not_found(t.kind.name, t.name)
+            require(self.access, t.kind, "reveal", t.href, stamp_of(record), lambda r=record: orjson.loads(r.doc))  # type: ignore[misc]
+            try:
+                sealed_record, values = await sealed.read_values(
+                    self.engine.storage, self.engine.sealer, t.kind, t.key, t.href, fresh=attempt > 0
+                )
+            except StorageError as exc:
+                raise ServiceUnavailable("The data store is unavailable; try again shortly") from exc
+            # Read apart, the two may straddle a write: read both again, fresh, once.
+            if sealed_record is None or sealed_record.version == record.version or attempt > 0:
+                return sealed.revealed(record.doc, values)
+        raise AssertionError("unreachable")
 
     # -- writes --------------------------------------------------------------------
 

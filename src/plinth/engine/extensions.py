@@ -29,7 +29,9 @@ from typing import Any, Protocol
 
 from plinth.engine.access import AccessControl
 from plinth.kinds.base import Item, KindContext, KindSpec
-from plinth.storage.base import Key, Operation, Storage, StorageError
+from plinth.storage.base import Key, Operation, Record, Storage, StorageError
+from plinth.storage.query import ListRequest
+from plinth.storage.scan import every_record
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,12 +65,39 @@ SettleDependants = Callable[[KindSpec, str, str, str, Item | None, str], Awaitab
 SettleOwn = Callable[[KindSpec, str, Key, str, Item, str], Awaitable[None]]
 
 
+class ExtensionStore(Protocol):
+    """What an extension reads and writes of the store, and no more: a record by key (fresh
+    when it decides on it), every record a request selects, and a transaction of its own (a
+    quota seeded). Its operations in a write's transaction it returns from ``before_commit``."""
+
+    async def get(self, key: Key, *, fresh: bool = False) -> Record | None: ...
+    async def every(self, request: ListRequest) -> list[Record]: ...
+    async def commit(self, ops: Sequence[Operation]) -> None: ...
+
+
+class StoreRecords:
+    """The :class:`ExtensionStore` over the engine's :class:`Storage`."""
+
+    def __init__(self, storage: Storage) -> None:
+        self._storage = storage
+
+    async def get(self, key: Key, *, fresh: bool = False) -> Record | None:
+        return await self._storage.get(key, fresh=fresh)
+
+    async def every(self, request: ListRequest) -> list[Record]:
+        return await every_record(self._storage, request)
+
+    async def commit(self, ops: Sequence[Operation]) -> None:
+        await self._storage.commit(ops)
+
+
 @dataclass(frozen=True)
 class ExtensionHost:
-    """What an extension may use: the store, the served kinds, the process's policy sets
-    (shared with authorization), and the two status-settling steps."""
+    """What an extension may use: the records it reads and writes (not the whole store), the
+    served kinds, the process's policy sets (shared with authorization), and the two
+    status-settling steps."""
 
-    storage: Storage
+    records: ExtensionStore
     kinds: Mapping[str, KindSpec]
     policies: AccessControl
     settle_dependants: SettleDependants

@@ -22,13 +22,12 @@ from dataclasses import replace
 import orjson
 
 from plinth.engine.access import AccessControl
-from plinth.engine.extensions import Extension, ExtensionHost, WriteChange
-from plinth.engine.render import href_of
+from plinth.engine.address import Address
+from plinth.engine.extensions import Extension, ExtensionHost, ExtensionStore, WriteChange
 from plinth.kinds.base import GrantQuestion, GrantTargets, Item, KindContext, KindSpec
 from plinth.meta import parse_link
-from plinth.storage.base import Key, Storage, StorageError
+from plinth.storage.base import StorageError
 from plinth.storage.query import ListRequest
-from plinth.storage.scan import every_record
 
 TARGETS_PAGE = 500
 
@@ -38,7 +37,7 @@ class Grants(Extension):
 
     def __init__(self, host: ExtensionHost) -> None:
         self._host = host
-        self._storage: Storage = host.storage
+        self._records: ExtensionStore = host.records
         self._kinds: Mapping[str, KindSpec] = host.kinds
         self._control: AccessControl = host.policies
 
@@ -92,8 +91,8 @@ class Grants(Extension):
                 link = parse_link(href, org)
                 if link is None:
                     continue
-                key = Key(org, kind.name, (link.gvc or "") if kind.scope == "gvc" else "", link.name)
-                record = await self._storage.get(key, fresh=True)
+                key = Address(kind, org, link.gvc, link.name).key
+                record = await self._records.get(key, fresh=True)
                 if record is not None:  # the dependants of a missing item already say so
                     await self._host.settle_dependants(kind, org, href, link.name, orjson.loads(record.doc), change.now)
 
@@ -120,9 +119,7 @@ class Grants(Extension):
         if spec is None:  # a policy may target a kind Plinth does not serve: it holds no items
             return set()
         request = ListRequest(org, kind, None, TARGETS_PAGE)
-        return {
-            href_of(spec, org, r.key.parent or None, r.key.name) for r in await every_record(self._storage, request)
-        }
+        return {Address.stored(spec, r.key).href for r in await self._records.every(request)}
 
 
 __all__ = ["GrantTargets", "Grants"]

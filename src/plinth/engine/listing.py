@@ -13,12 +13,13 @@ from urllib.parse import quote
 import orjson
 
 from plinth.engine.access import Access, require, stamp_of
+from plinth.engine.address import Address, list_href
 from plinth.engine.opaque import open_cursor, seal_cursor, token_key
 from plinth.engine.paging import decode_cursor, encode_cursor
 from plinth.engine.querywire import parse_query
-from plinth.engine.render import href_of, list_href
 from plinth.engine.requestinfo import RequestInfo
-from plinth.engine.service import SYSTEM, Engine, storage_error
+from plinth.engine.service import SYSTEM, Engine
+from plinth.engine.store_errors import storage_error
 from plinth.errors import BadRequest, NotFound, not_found
 from plinth.kinds.base import KindSpec
 from plinth.storage.base import Record, StorageError
@@ -60,7 +61,7 @@ SCAN_BATCH = 500
 
 
 def _visible(engine: Engine, kind: KindSpec, access: Access, record: Record) -> bool:
-    href = href_of(kind, record.key.org, record.key.parent or None, record.key.name)
+    href = Address.stored(kind, record.key).href
     return access.allows(kind, "view", href, stamp_of(record), lambda: orjson.loads(record.doc))
 
 

@@ -21,15 +21,13 @@ from typing import Any
 
 import orjson
 
-from plinth.engine.extensions import Extension, ExtensionHost
+from plinth.engine.extensions import Extension, ExtensionHost, ExtensionStore
 from plinth.engine.querywire import parse_query
 from plinth.errors import ValidationFailed
 from plinth.kinds.base import Item, KindContext, KindSpec
 from plinth.kinds.links import placement_locations
-from plinth.storage.base import Storage
 from plinth.storage.evaluate import matches, sort_key
 from plinth.storage.query import Filter, ListRequest, Term
-from plinth.storage.scan import every_record
 
 #: Locations read per page when a query is resolved.
 PAGE = 500
@@ -40,7 +38,7 @@ def location_query(gvc: Item) -> Any:
     return ((gvc.get("spec") or {}).get("staticPlacement") or {}).get("locationQuery")
 
 
-async def gvc_placement(storage: Storage, kinds: Mapping[str, KindSpec], org: str, gvc: Item) -> tuple[str, ...]:
+async def gvc_placement(records: ExtensionStore, kinds: Mapping[str, KindSpec], org: str, gvc: Item) -> tuple[str, ...]:
     """The names of the locations ``gvc`` is placed in, links first (see the module docstring)."""
     linked = placement_locations(gvc)
     query = location_query(gvc)
@@ -50,7 +48,7 @@ async def gvc_placement(storage: Storage, kinds: Mapping[str, KindSpec], org: st
         flt, _ = parse_query(kinds["location"], {**query, "kind": "location"})
     except ValidationFailed:
         return linked
-    selected = [doc for doc in await _locations(storage, org) if _enabled(doc) and matches(flt, doc, "")]
+    selected = [doc for doc in await _locations(records, org) if _enabled(doc) and matches(flt, doc, "")]
     selected.sort(key=lambda doc: sort_key(flt.sort, doc, "", doc["name"]))
     return tuple(dict.fromkeys([*linked, *(doc["name"] for doc in selected)]))
 
@@ -59,8 +57,8 @@ def _enabled(doc: Item) -> bool:
     return (doc.get("spec") or {}).get("enabled", True) is True
 
 
-async def _locations(storage: Storage, org: str) -> list[Item]:
-    return [orjson.loads(record.doc) for record in await every_record(storage, ListRequest(org, "location", "", PAGE))]
+async def _locations(records: ExtensionStore, org: str) -> list[Item]:
+    return [orjson.loads(record.doc) for record in await records.every(ListRequest(org, "location", "", PAGE))]
 
 
 def holds_query(path: str) -> Filter:
@@ -73,7 +71,7 @@ class Placements(Extension):
     context holds (its ``parent``, GVCs among ``resolved``) is placed."""
 
     def __init__(self, host: ExtensionHost) -> None:
-        self._storage = host.storage
+        self._records = host.records
         self._kinds = host.kinds
 
     async def status_inputs(self, kind: KindSpec, item: Item, ctx: KindContext) -> KindContext:
@@ -85,5 +83,5 @@ class Placements(Extension):
         for gvc in gvcs:
             href = f"/org/{ctx.org}/gvc/{gvc.get('name')}"
             if href not in found:
-                found[href] = await gvc_placement(self._storage, self._kinds, ctx.org, gvc)
+                found[href] = await gvc_placement(self._records, self._kinds, ctx.org, gvc)
         return replace(ctx, placements=found)

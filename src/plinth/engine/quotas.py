@@ -23,8 +23,9 @@ from typing import Any
 
 import orjson
 
-from plinth.engine.extensions import Extension, ExtensionFactory, WriteChange
-from plinth.engine.render import SERVER_ACTOR, event_doc, finish_item, href_of
+from plinth.engine.address import Address
+from plinth.engine.extensions import Extension, ExtensionFactory, ExtensionStore, WriteChange
+from plinth.engine.render import SERVER_ACTOR, event_doc, finish_item
 from plinth.errors import TooManyRequests
 from plinth.kinds.base import KindSpec
 from plinth.kinds.quota import (
@@ -36,9 +37,8 @@ from plinth.kinds.quota import (
     quota_fields,
     quota_id,
 )
-from plinth.storage.base import AppendEvent, Delete, Key, Operation, Put, Record, Storage, StorageError, Tally
+from plinth.storage.base import AppendEvent, Delete, Key, Operation, Put, Record, StorageError, Tally
 from plinth.storage.query import ListRequest
-from plinth.storage.scan import every_record
 
 QUOTA_KIND = "quota"
 COUNT_PAGE = 500
@@ -46,16 +46,16 @@ COUNT_PAGE = 500
 
 def quotas_extension(quotas: Sequence[QuotaDefinition] = QUOTAS) -> ExtensionFactory:
     """The factory that registers :class:`Quotas` enforcing ``quotas``."""
-    return lambda host: Quotas(host.storage, host.kinds, quotas)
+    return lambda host: Quotas(host.records, host.kinds, quotas)
 
 
 class Quotas(Extension):
     """The quota operations of the engine's writes (a no-op when the quota kind is not served)."""
 
     def __init__(
-        self, storage: Storage, kinds: Mapping[str, KindSpec], quotas: Sequence[QuotaDefinition] = QUOTAS
+        self, records: ExtensionStore, kinds: Mapping[str, KindSpec], quotas: Sequence[QuotaDefinition] = QUOTAS
     ) -> None:
-        self.storage = storage
+        self.records = records
         self.kind = kinds.get(QUOTA_KIND)
         self.quotas = tuple(quotas)
         self.limiting = {q.counts: q for q in self.quotas}
@@ -113,7 +113,7 @@ class Quotas(Extension):
         """What a delete of ``kind`` adds to its transaction (see :meth:`before_commit`)."""
         ops: list[Operation] = []
         for quota in self._held_by(kind):
-            record = await self.storage.get(self._key(quota, org, name), fresh=True)
+            record = await self.records.get(self._key(quota, org, name), fresh=True)
             if record is not None:
                 ops.append(Delete(record.key, record.version))
         limiting = self._limiting(kind)
@@ -126,7 +126,7 @@ class Quotas(Extension):
         limiting = self._limiting(kind)
         if limiting is None:
             return
-        record = await self.storage.get(self._key(limiting, org, gvc), fresh=True)
+        record = await self.records.get(self._key(limiting, org, gvc), fresh=True)
         if record is not None:
             doc = orjson.loads(record.doc)
             if doc[COUNTER_FIELD] >= doc[CEILING_FIELD]:
@@ -135,7 +135,7 @@ class Quotas(Extension):
     async def exceeded(self, kind: KindSpec, org: str, gvc: str | None) -> TooManyRequests:
         """The 429 for a write the store refused at the quota's limit."""
         limiting = self.limiting[kind.name]
-        record = await self.storage.get(self._key(limiting, org, gvc), fresh=True)
+        record = await self.records.get(self._key(limiting, org, gvc), fresh=True)
         max_items = orjson.loads(record.doc)[CEILING_FIELD] if record is not None else None
         return TooManyRequests(exceeded_message(limiting, gvc, max_items), {"quota": limiting.name})
 
@@ -148,7 +148,7 @@ class Quotas(Extension):
         item = finish_item(
             self.kind, candidate, org=org, gvc=None, item_id=key.name, version=1, created=now, modified=now, status={}
         )
-        href = href_of(self.kind, org, None, key.name)
+        href = Address(self.kind, org, None, key.name).href
         event_id, event = event_doc("created", href, 1, SERVER_ACTOR, now)
         return [Put(Record(key, key.name, 1, orjson.dumps(item)), None), AppendEvent(key, event_id, now, event)]
 
@@ -163,13 +163,13 @@ class Quotas(Extension):
         for quota in self.quotas:
             if quota.container is not None and quota.container not in holders:
                 request = ListRequest(org, quota.container, "", COUNT_PAGE)
-                holders[quota.container] = [r.key.name for r in await every_record(self.storage, request)]
+                holders[quota.container] = [r.key.name for r in await self.records.every(request)]
             for holder in holders[quota.container] if quota.container is not None else [None]:
-                if await self.storage.get(self._key(quota, org, holder), fresh=True) is not None:
+                if await self.records.get(self._key(quota, org, holder), fresh=True) is not None:
                     continue
-                counted = await every_record(self.storage, ListRequest(org, quota.counts, holder or "", COUNT_PAGE))
+                counted = await self.records.every(ListRequest(org, quota.counts, holder or "", COUNT_PAGE))
                 try:
-                    await self.storage.commit(self._new_record(quota, org, holder, len(counted), now))
+                    await self.records.commit(self._new_record(quota, org, holder, len(counted), now))
                 except StorageError as exc:
                     if exc.code != "exists":  # else another replica seeded it meanwhile
                         raise

@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 
+from plinth.engine.address import Address
 from plinth.errors import FieldError
 from plinth.kinds.base import Item, KindContext, KindSpec, Reference
 from plinth.meta import parse_link
@@ -32,9 +33,7 @@ def _key_of_link(kinds: Mapping[str, KindSpec], org: str, target_kind: str, name
     spec = kinds.get(target_kind)
     if spec is None:
         return None
-    if spec.scope == "root":
-        return Key("", target_kind, "", name)
-    return Key(org, target_kind, (gvc or "") if spec.scope == "gvc" else "", name)
+    return Address(spec, org, gvc, name).key
 
 
 async def check_references(
@@ -99,10 +98,10 @@ async def refresh_dependants(
             refs = dep_kind.references(item, org)
             _, resolved, hrefs = await check_references(storage, kinds, org, refs, overrides)
             if dep_kind.scope == "gvc" and parent is None and item.get("gvc"):
-                gvc_record = await storage.get(Key(org, "gvc", "", item["gvc"]))
+                gvc_record = await storage.get(Address(kinds[dep_kind.scope], org, None, item["gvc"]).key)
                 parent = orjson.loads(gvc_record.doc) if gvc_record is not None else None
             ctx = KindContext(org=org, now=now, gvc=item.get("gvc"), parent=parent, resolved=resolved, id=item["id"])
-            item_href = _record_href(record, dep_kind)
+            item_href = Address.stored(dep_kind, record.key).href
             ctx = await contextualise(dep_kind, ctx, item, item_href)
             status = dep_kind.compute_status(item, ctx)
             if status != item.get("status"):
@@ -110,13 +109,6 @@ async def refresh_dependants(
                 new = replace(record, doc=orjson.dumps(item))
                 ops.append(Put(new, expected_version=record.version, refs=tuple(hrefs)))
     return ops
-
-
-def _record_href(record: Record, kind: KindSpec) -> str:
-    key = record.key
-    if kind.scope == "gvc":
-        return f"/org/{key.org}/gvc/{key.parent}/{key.kind}/{key.name}"
-    return f"/org/{key.org}/{key.kind}/{key.name}"
 
 
 async def _children(storage: Storage, org: str, kind: str, gvc: str) -> list[Record]:

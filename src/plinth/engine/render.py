@@ -1,4 +1,5 @@
-"""What the server adds to an item: identity, timestamps, links, and the event of a change."""
+"""What the server adds to an item: identity, timestamps, the envelope (its ``links`` from
+``engine/address.py``), and the event of a change."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from typing import Any
 
 import orjson
 
+from plinth.engine.address import Address
 from plinth.kinds.base import Item, KindSpec
-from plinth.meta import SERVER_OWNED, collection_href, item_href
-from plinth.storage.base import Key
+from plinth.meta import SERVER_OWNED
 
 #: Who the server's own writes are made by (the engine's ``SYSTEM`` principal, records it seeds).
 SERVER_ACTOR = "/plinth/system"
@@ -24,36 +25,6 @@ def now_iso() -> str:
 
 def new_id() -> str:
     return str(uuid.uuid4())
-
-
-def key_for(kind: KindSpec, org: str, gvc: str | None, name: str) -> Key:
-    """Orgs are stored with an empty org column, so listing them needs no special query."""
-    if kind.scope == "root":
-        return Key("", kind.name, "", name)
-    return Key(org, kind.name, (gvc or "") if kind.scope == "gvc" else "", name)
-
-
-def href_of(kind: KindSpec, org: str, gvc: str | None, name: str) -> str:
-    if kind.scope == "root":
-        return f"/org/{name}"
-    return item_href(org, kind.name, name, gvc if kind.scope == "gvc" else None)
-
-
-def links_for(kind: KindSpec, org: str, gvc: str | None, name: str) -> list[dict[str, str]]:
-    links = [{"rel": "self", "href": href_of(kind, org, gvc, name)}]
-    if kind.scope != "root":
-        links.append({"rel": "org", "href": f"/org/{org}"})
-    if kind.scope == "gvc" and gvc is not None:
-        links.append({"rel": "gvc", "href": f"/org/{org}/gvc/{gvc}"})
-    for rel, sub in kind.item_links:
-        links.append({"rel": rel, "href": f"{links[0]['href']}/{sub}"})
-    return links
-
-
-def list_href(kind: KindSpec, org: str | None, gvc: str | None) -> str:
-    if kind.scope == "root" or org is None:
-        return "/org"
-    return collection_href(org, kind.name, gvc if kind.scope == "gvc" else None)
 
 
 def client_view(kind: KindSpec, item: Item) -> Item:
@@ -81,7 +52,7 @@ def finish_item(
             out[key] = candidate[key]
     out["created"] = created
     out["lastModified"] = modified
-    out["links"] = links_for(kind, org, gvc, item_id if kind.addressed_by_id else candidate["name"])
+    out["links"] = Address(kind, org, gvc, item_id if kind.addressed_by_id else candidate["name"]).links()
     if kind.scope == "gvc":
         out["gvc"] = gvc
     for key, value in candidate.items():

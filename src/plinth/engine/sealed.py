@@ -13,7 +13,8 @@ transactions:
 
 The engine opens a sealed record only to merge a PATCH, to compare a write with what is stored
 (a no-op stays a no-op: the values are compared in the clear, not as ciphertext with a fresh
-nonce) and to answer the kind's reveal action. ``reseal`` re-encrypts every sealed record with
+nonce) and to answer the kind's reveal action (``engine/action_context.py``, with
+:func:`read_values` and :func:`revealed`). ``reseal`` re-encrypts every sealed record with
 the newest key (``plinth secrets rotate-key``); ``key_usage`` counts sealed records by key id.
 The server's signing keys are sealed with the same keys (``auth/signing.py``): reseal, usage and
 an export's key ids count them too, so no secrets key still sealing one is called unused.
@@ -24,23 +25,18 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
 from plinth.auth import signing
-from plinth.engine.access import Access, require, stamp_of
-from plinth.engine.render import href_of
-from plinth.engine.requestinfo import RequestInfo
-from plinth.errors import NotFound, ServiceUnavailable, not_found
+from plinth.engine.address import Address
+from plinth.errors import ServiceUnavailable
 from plinth.kinds.base import Item, KindSpec
 from plinth.sealing import Sealer, SealingError, UnknownKeyId, key_id_of
 from plinth.storage.base import Key, Put, Record, Storage, StorageError
 from plinth.storage.query import ListRequest
 from plinth.storage.scan import pages
-
-if TYPE_CHECKING:
-    from plinth.engine.service import Engine
 
 SUFFIX = ".sealed"
 #: Sealed records read (and re-sealed, in one transaction) at a time.
@@ -137,28 +133,6 @@ def revealed(doc: bytes, values: Mapping[str, Any]) -> bytes:
     return orjson.dumps(out)
 
 
-async def reveal(engine: Engine, info: RequestInfo, access: Access) -> bytes:
-    """``GET .../{name}/-reveal``: the item with its sealed fields, for a caller holding ``reveal``."""
-    t = engine.target(info)
-    if not t.kind.sealed:
-        raise NotFound(f"-reveal is an action of kinds with sealed values, not of {t.kind.name}")
-    for attempt in range(2):
-        record = await engine.read(t, fresh=attempt > 0)
-        if record is None:
-            raise not_found(t.kind.name, t.name)
-        require(access, t.kind, "reveal", t.href, stamp_of(record), lambda r=record: orjson.loads(r.doc))  # type: ignore[misc]
-        try:
-            sealed_record, values = await read_values(
-                engine.storage, engine.sealer, t.kind, t.key, t.href, fresh=attempt > 0
-            )
-        except StorageError as exc:
-            raise ServiceUnavailable("The data store is unavailable; try again shortly") from exc
-        # Read apart, the two may straddle a write: read both again, fresh, once.
-        if sealed_record is None or sealed_record.version == record.version or attempt > 0:
-            return revealed(record.doc, values)
-    raise AssertionError("unreachable")
-
-
 # -- operator commands: rotation and key usage ------------------------------------------------
 
 
@@ -213,7 +187,7 @@ def key_ids_in_export(lines: Iterable[bytes]) -> set[str]:
 
 def _item_href(kinds: Mapping[str, KindSpec], key: Key) -> str:
     kind = kinds[key.kind.removesuffix(SUFFIX)]
-    return href_of(kind, key.org, key.parent or None, key.name)
+    return Address.stored(kind, key).href
 
 
 def _resealed(sealer: Sealer, kinds: Mapping[str, KindSpec], record: Record) -> Record | None:

@@ -26,6 +26,7 @@ from typing import Any
 
 import orjson
 
+from plinth.engine.address import Address
 from plinth.engine.extensions import Extensions
 from plinth.engine.placement import holds_query
 from plinth.engine.references import check_references, refresh_dependants
@@ -78,7 +79,7 @@ class StatusInputs:
         referrers: tuple[str, ...] = ()
         if kind.status_referrers:
             rows = await self.storage.referrers(ctx.org, href, sorted(kind.status_referrers))
-            found = {_href_of(self.kinds, r.key) for r in rows}
+            found = {Address.stored(self.kinds[r.key.kind], r.key).href for r in rows}
             for other, links in (pending or {}).items():
                 (found.add if links else found.discard)(other)
             referrers = tuple(sorted(found))
@@ -164,7 +165,7 @@ class StatusInputs:
                 async for page in pages(self.storage, request):
                     for record in page:
                         item = orjson.loads(record.doc)
-                        href = _href_of(self.kinds, record.key)
+                        href = Address.stored(kind, record.key).href
                         await self.settle_dependants(kind, org, href, record.key.name, item, now)
             except StorageError as exc:
                 # The write is committed; an unreachable store leaves the statuses to later writes.
@@ -178,7 +179,7 @@ class StatusInputs:
         kind = self.kinds.get(link.kind) if link is not None else None
         if link is None or kind is None or changed.name not in kind.status_referrers:
             return None
-        key = Key(org, kind.name, (link.gvc or "") if kind.scope == "gvc" else "", link.name)
+        key = Address(kind, org, link.gvc, link.name).key
         return await self._recomputed(kind, org, key, target, now, pending)
 
     async def _recomputed(
@@ -216,7 +217,7 @@ class StatusInputs:
     async def _parent(self, kind: KindSpec, org: str, item: Item) -> Item | None:
         if kind.scope != "gvc" or not item.get("gvc"):
             return None
-        record = await self.storage.get(Key(org, "gvc", "", item["gvc"]))
+        record = await self.storage.get(Address(self.kinds[kind.scope], org, None, item["gvc"]).key)
         return orjson.loads(record.doc) if record is not None else None
 
 
@@ -229,10 +230,3 @@ async def _committed(ops: list[Put], storage: Storage) -> bool:
             raise
         return False
     return True
-
-
-def _href_of(kinds: Mapping[str, KindSpec], key: Key) -> str:
-    kind = kinds.get(key.kind)
-    if kind is not None and kind.scope == "gvc":
-        return f"/org/{key.org}/gvc/{key.parent}/{key.kind}/{key.name}"
-    return f"/org/{key.org}/{key.kind}/{key.name}"

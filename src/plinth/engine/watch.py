@@ -14,9 +14,8 @@ own, never a stall of the others. Exactly once and in order follows from seq ord
 order (``storage/postgres.py``, ``_append_changes``): a watcher takes a change only when its seq
 is above the last one it took.
 
-The wire form of an event (NDJSON or SSE) is the server's (``server/watch_stream.py``); an
-:class:`Event` (and a :class:`Shared` batch) keeps each encoding made of it, so 1,000 watchers of
-one change share one.
+The wire form of an event (NDJSON or SSE) is the server's (``server/watch_stream.py``); the
+events themselves are ``engine/watch_events.py``'s.
 """
 
 from __future__ import annotations
@@ -25,86 +24,41 @@ import asyncio
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-import orjson
+from typing import Protocol
 
 from plinth.engine.access import Access
-from plinth.engine.render import href_of
+from plinth.engine.address import Address
+from plinth.engine.watch_events import Entry, Event, Shared, Signal
 from plinth.errors import APIError, Forbidden
 from plinth.kinds.base import KindSpec
 from plinth.storage import evaluate
-from plinth.storage.base import Change, Record, StorageError
+from plinth.storage.base import Change, Record, Storage, StorageError
 from plinth.storage.query import Filter, ListRequest
-
-if TYPE_CHECKING:
-    from plinth.engine.watch_hub import WatchHub
 
 #: Changes read per store read (the hub's batches, a backlog's pages).
 BATCH = 500
+
+
+class HubSide(Protocol):
+    """What a watcher asks of the hub that feeds it (``engine/watch_hub.py``'s ``WatchHub``):
+    declared here, so a watcher knows its hub only by this and the hub imports the watcher."""
+
+    storage: Storage
+    last_seq: int
+    dirty: set[Watcher]
+
+    def add(self, watcher: Watcher) -> None: ...
+    def remove(self, watcher: Watcher) -> None: ...
+    def release(self, watcher: Watcher) -> None: ...
+    def slow_error(self, limit: int) -> APIError: ...
+    def store_error(self, exc: StorageError) -> APIError: ...
+
 
 #: Re-judges a watcher after the access generation moved: its new access, or the error that
 #: ends it (401 for a revoked key, 403 for a lost right).
 Recheck = Callable[[], Awaitable[Access]]
 
 
-class Event:
-    """One change as watchers receive it. ``item`` is parsed once, when some watcher needs it;
-    ``encoded`` keeps each wire form made of it (by form name)."""
-
-    __slots__ = ("_item", "change", "encoded", "type")
-
-    def __init__(self, change: Change, type_: str | None = None):
-        self.change = change
-        self.type = type_ or change.type
-        self._item: Any = None
-        self.encoded: dict[str, bytes] = {}
-
-    @property
-    def seq(self) -> int:
-        return self.change.seq
-
-    @property
-    def item(self) -> dict[str, Any]:
-        if self._item is None:
-            self._item = orjson.loads(self.change.doc)
-        return self._item
-
-    def as_type(self, type_: str) -> Event:
-        """The same change delivered as another type (a query watch's ``DELETED``)."""
-        if type_ == self.type:
-            return self
-        other = Event(self.change, type_)
-        other._item = self._item
-        return other
-
-
-@dataclass(frozen=True, slots=True)
-class Signal:
-    """A per-watcher event: a ``BOOKMARK`` (with ``initial_end`` after the initial items) or the
-    final ``ERROR``."""
-
-    type: str
-    seq: int = 0
-    error: APIError | None = None
-    initial_end: bool = False
-
-
-class Shared:
-    """The changes of one batch for one kind, handed as one entry to every watcher that takes
-    them all (it sees every item and has no query): its encodings are made once for them all."""
-
-    __slots__ = ("encoded", "events", "seq", "size")
-
-    def __init__(self, events: list[Event]):
-        self.events = events
-        self.seq = events[-1].seq
-        self.size = sum(len(e.change.doc) + 96 for e in events)
-        self.encoded: dict[str, bytes] = {}
-
-
-#: What a watcher's queue holds.
-Entry = Event | Signal | Shared
 #: Writes a joined watcher's entries out: a batch it takes whole (``Shared``) as it is offered,
 #: else what it queued, at the end of each batch (the server's direct writer,
 #: ``server/watch_stream.py``); ``None``: the stream takes them itself.
@@ -154,7 +108,7 @@ class Watcher:
 
     def __init__(
         self,
-        hub: WatchHub,
+        hub: HubSide,
         selection: Selection,
         access: Access,
         principal: str,
@@ -213,7 +167,7 @@ class Watcher:
                 return None
         if self.sees_all:
             return event
-        href = href_of(sel.kind, key.org, key.parent or None, key.name)
+        href = Address.stored(sel.kind, key).href
         stamp = None if event.type == "DELETED" else (event.item.get("id", ""), int(event.item.get("version", 0)))
         if self.access.allows(sel.kind, "view", href, stamp, lambda: event.item):
             return event
@@ -331,7 +285,7 @@ class Watcher:
             if self.sees_all:
                 out.append(event)
                 continue
-            href = href_of(sel.kind, record.key.org, record.key.parent or None, record.key.name)
+            href = Address.stored(sel.kind, record.key).href
             if self.access.allows(sel.kind, "view", href, (record.id, record.version), lambda e=event: e.item):  # type: ignore[misc]
                 out.append(event)
         if not self._initial:

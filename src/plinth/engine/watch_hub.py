@@ -23,8 +23,9 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-from plinth.engine.service import storage_unavailable
-from plinth.engine.watch import BATCH, Event, Shared, Watcher, lost_right
+from plinth.engine.store_errors import storage_unavailable
+from plinth.engine.watch import BATCH, Watcher, lost_right
+from plinth.engine.watch_events import Event, Shared
 from plinth.errors import APIError, WatchTooSlow
 from plinth.storage.base import Change, Storage, StorageError
 

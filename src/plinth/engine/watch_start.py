@@ -14,7 +14,8 @@ from plinth.engine.listing import org_column, parent_for, require_org
 from plinth.engine.opaque import SEQ_TOKEN_LENGTH, open_seq, token_key
 from plinth.engine.querywire import parse_query
 from plinth.engine.requestinfo import RequestInfo
-from plinth.engine.service import Engine, storage_error
+from plinth.engine.service import Engine
+from plinth.engine.store_errors import storage_error
 from plinth.engine.watch import Recheck, Selection, Watcher, lost_right
 from plinth.engine.watch_hub import WatchHub
 from plinth.errors import BadRequest, Gone

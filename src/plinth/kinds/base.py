@@ -9,9 +9,13 @@ engine runs, for any kind, in this fixed order:
 3. validate ``spec`` against ``spec_model`` (pydantic, unknown fields rejected); the stored
    spec is the model's dump, so defaults declared on the model are filled in;
 4. ``prepare(item, old, ctx)``: cross-field normalisation and defaults;
-5. ``validate(item, old, ctx)`` + immutable paths + references: every error at once;
-6. one storage transaction (compare-and-swap on ``version``, event appended);
-7. ``compute_status(item, ctx)``: the only source of ``status``.
+5. ``validate(item, old, ctx)`` + immutable paths + references (then ``validate_resolved``):
+   every error at once;
+6. ``compute_status(item, ctx)``: the only source of ``status``, computed on the candidate
+   before the commit, so the status is stored with the item it describes;
+7. one storage transaction (compare-and-swap on ``version``, event appended, the statuses the
+   write changes in other items rewritten); after it, statuses a concurrent write left stale
+   are settled again (docs/architecture.md, "The write pipeline").
 
 Hooks never touch HTTP, SQL or the clock: what they may read arrives in :class:`KindContext`
 (the org, the parent GVC, the items their references point at, the time ``now``).

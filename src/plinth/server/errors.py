@@ -12,7 +12,7 @@ import logging
 
 import orjson
 
-from plinth.engine.service import storage_unavailable
+from plinth.engine.store_errors import storage_unavailable
 from plinth.errors import APIError
 from plinth.storage.base import StorageError
 

@@ -28,7 +28,8 @@ from plinth.auth.principal import Principal
 from plinth.engine.access import Access
 from plinth.engine.opaque import seal_seq, token_key
 from plinth.engine.requestinfo import RequestInfo
-from plinth.engine.watch import Entry, Event, Shared, Signal, Watcher
+from plinth.engine.watch import Watcher
+from plinth.engine.watch_events import Entry, Event, Shared, Signal
 from plinth.engine.watch_hub import WatchHub
 from plinth.engine.watch_start import parse_version, selection_for, start_watch
 from plinth.errors import BadRequest, TooManyRequests
