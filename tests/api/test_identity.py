@@ -108,6 +108,17 @@ def test_add_key_needs_a_description(api: httpx.Client, unique: str) -> None:
     assert ok(api.get(f"/org/{ORG}/serviceaccount/{unique}"))["keys"] == []
 
 
+def test_a_new_key_is_listed_last_on_the_account_without_its_secret(api: httpx.Client, unique: str) -> None:
+    ok(api.post(f"/org/{ORG}/serviceaccount", json={"name": unique}), 201)
+    ok(api.post(f"/org/{ORG}/serviceaccount/{unique}/-addKey", json={"description": "first"}), 201)
+    added = ok(api.post(f"/org/{ORG}/serviceaccount/{unique}/-addKey", json={"description": "ci key"}), 201)
+    account = ok(api.get(f"/org/{ORG}/serviceaccount/{unique}"))
+    assert account["keys"][-1] == {k: added[k] for k in ("name", "created", "description")}
+    assert api.post(f"/org/{ORG}/serviceaccount/{unique}/-addKey", json={"description": " padded"}).status_code == 400
+    missing = api.post(f"/org/{ORG}/serviceaccount/no-such-account/-addKey", json={"description": "ci"})
+    assert missing.status_code == 404
+
+
 def test_dropping_a_key_revokes_it_at_once_and_only_it(server: ServerProcess, api: httpx.Client, unique: str) -> None:
     first = service_account_with_key(api, ORG, unique)
     second = ok(api.post(f"/org/{ORG}/serviceaccount/{unique}/-addKey", json={"description": "two"}), 201)["key"]

@@ -109,6 +109,22 @@ def test_an_invitation_into_a_group_adds_the_new_users(api: httpx.Client, unique
     assert members == [f"/org/acme/user/{first}", f"/org/acme/user/{second}"]
 
 
+def test_an_invitation_answers_each_email_and_the_invited_user_is_an_item(api: httpx.Client, unique: str) -> None:
+    api.post("/org/acme/group", json={"name": unique}).raise_for_status()
+    email = f"{unique}@example.com"
+    sent = [email.upper(), "not-an-email"]
+    invited = _invite(api, *sent, groupLink=f"//group/{unique}")
+    assert invited["invitations"] == {sent[0]: f"/org/acme/user/{email}"}
+    assert invited["errors"]["not-an-email"]["status"] == 400
+    again = _invite(api, email)
+    assert again == {"invitations": {}, "errors": {email: again["errors"][email]}}
+    assert again["errors"][email]["code"] == "conflict"
+    assert api.post("/org/acme/user/-invite", json={"emails": []}).status_code == 400
+    # The invited user is an item now: who may do what to it.
+    report = api.get(f"/org/acme/user/{email}/-accessreport")
+    assert report.status_code == 200 and report.json()["kind"] == "accessreport", report.text
+
+
 @pytest.mark.parametrize(
     ("group_link", "status"),
     [("//group/no-such-group", 404), ("//serviceaccount/admin", 400), ("/org/other/group/x", 400)],

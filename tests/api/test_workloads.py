@@ -126,6 +126,25 @@ def test_bad_commands_are_refused_and_nothing_is_stored(
     assert api.get(f"{href}/-command").json()["items"] == []
 
 
+def test_a_command_made_is_the_one_listed_and_read_by_its_id(api: httpx.Client, unique: str) -> None:
+    make_gvc(api, unique, ["//location/aws-us-east-1"])
+    make_workload(api, unique, "web")
+    href = f"/org/acme/gvc/{unique}/workload/web"
+    listed = api.get(f"{href}/deployment").json()
+    assert [d["name"] for d in listed["items"]] == ["aws-us-east-1"]
+    assert api.get(f"{href}/deployment/aws-us-east-1").status_code == 200
+    assert api.get(f"{href}/deployment/nowhere-1").status_code == 404
+    made = api.post(f"{href}/-command", json={"type": "stopReplica", "spec": {"location": "aws-us-east-1"}})
+    assert made.status_code == 201, made.text
+    cron = {"type": "runCronWorkload", "spec": {"location": "aws-us-east-1"}}
+    assert api.post(f"{href}/-command", json=cron).status_code == 400  # a standard workload
+    assert api.post(f"{href}/-command", json={}).status_code == 400
+    commands = api.get(f"{href}/-command").json()
+    assert [c["id"] for c in commands["items"]] == [made.json()["id"]]
+    assert api.get(f"{href}/-command/{made.json()['id']}").status_code == 200
+    assert api.get(f"{href}/-command/no-such-command").status_code == 404
+
+
 def test_run_cron_workload_needs_a_cron_workload(api: httpx.Client, unique: str) -> None:
     make_gvc(api, unique)
     make_workload(api, unique, "web")

@@ -131,6 +131,10 @@ ACTIONS = (
         body=InviteRequest,
         answer=Invitations,
         examples=(
+            # Users arrive only by invitation: this one is the user getUserForEmail's example finds
+            # (a kind's examples run in declaration order).
+            ActionCase(200, body={"emails": ["{NAME}"]}, has={"invitations": {"{NAME}": "/org/{org}/user/{name}"}}),
+            ActionCase(200, body={"emails": ["{name}"]}, has={"errors": {"{name}": {"code": "conflict"}}}),
             ActionCase(400, body={"emails": []}),
             ActionCase(200, body={"emails": ["not-an-email"]}, has={"errors": {"not-an-email": {"status": 400}}}),
         ),

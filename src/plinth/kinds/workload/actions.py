@@ -146,6 +146,11 @@ ACTIONS = (
         status=201,
         answer=Command,
         examples=(
+            ActionCase(
+                201,
+                body={"type": "stopReplica", "spec": {"location": "aws-us-east-1"}},
+                has={"kind": "command", "type": "stopReplica", "spec": {"location": "aws-us-east-1"}},
+            ),
             ActionCase(400, body={}),
             ActionCase(400, body={"type": "runCronWorkload", "spec": {"location": "aws-us-east-1"}}),
         ),
