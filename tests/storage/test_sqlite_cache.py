@@ -6,6 +6,7 @@ Other worker processes are real processes here (``subprocess``), writing through
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 import threading
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from plinth.storage.base import Delete, Key, Put, Record
+from plinth.storage.base import Delete, Key, Put, Record, StorageError
 from plinth.storage.sqlite import SqliteStorage
 from plinth.storage.sqlite_cache import ChangeCounter, SqliteRecordCache
 from tests.aio import RunAsync
@@ -66,14 +67,43 @@ def test_a_commit_by_another_process_is_seen_by_the_next_read(store: SqliteStora
         assert after is not None and after.version == expected
 
 
-def test_any_commit_drops_every_cached_record(store: SqliteStorage, run_async: RunAsync) -> None:
+def test_an_own_commit_drops_only_what_it_wrote(store: SqliteStorage, run_async: RunAsync) -> None:
+    """The process knows what it wrote: the rest of its cache stays (``SqliteRecordCache.advance``)."""
     one, two = make_record("acme", "one"), make_record("acme", "two")
     run_async(store.commit([Put(one, None), Put(two, None)]))
     cached_one = run_async(store.get(one.key))
+    assert run_async(store.get(two.key)) == two
+    run_async(store.commit([Put(next_version(two), two.version)]))
+    assert run_async(store.get(one.key)) is cached_one  # still cached: not written
+    assert run_async(store.get(two.key)) == next_version(two)  # written: read again
+
+
+def test_a_commit_after_another_process_committed_drops_every_cached_record(
+    store: SqliteStorage, run_async: RunAsync
+) -> None:
+    one, two = make_record("acme", "one"), make_record("acme", "two")
+    run_async(store.commit([Put(one, None), Put(two, None)]))
+    assert run_async(store.get(one.key)) == one  # cached
+    bump_in_another_process(store.path, one.key)  # the cache has not looked since
     run_async(store.commit([Put(next_version(two), two.version)]))
     reread = run_async(store.get(one.key))
-    assert reread == cached_one and reread is not cached_one  # read again, unchanged
-    assert run_async(store.get(two.key)) == next_version(two)
+    assert reread is not None and reread.version == 2
+
+
+def test_a_rejected_write_in_a_group_leaves_the_cache_exact(store: SqliteStorage, run_async: RunAsync) -> None:
+    one = make_record("acme", "one")
+    run_async(store.commit([Put(one, None)]))
+    assert run_async(store.get(one.key)) == one
+
+    async def race() -> list[object]:
+        stale = Put(next_version(one, {"spec": {"stale": True}}), 7)
+        return await asyncio.gather(
+            store.commit([Put(next_version(one), one.version)]), store.commit([stale]), return_exceptions=True
+        )
+
+    outcomes = run_async(race())
+    assert outcomes[0] is None and isinstance(outcomes[1], StorageError)
+    assert run_async(store.get(one.key)) == next_version(one)
 
 
 def test_a_deleted_record_is_not_served_from_the_cache(store: SqliteStorage, run_async: RunAsync) -> None:

@@ -12,7 +12,7 @@ import asyncio
 import itertools
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -39,10 +39,11 @@ from plinth.storage.base import (
     StorageError,
     Tally,
 )
+from plinth.storage.group_commit import GroupCommit
 from plinth.storage.migrate import MIGRATIONS, migrate
 from plinth.storage.query import ListRequest, Scalar, scalar_text, snapshot_pages
 from plinth.storage.sqlbuild import Fragment, compile_list, sql
-from plinth.storage.sqlite_cache import ChangeCounter, SqliteRecordCache
+from plinth.storage.sqlite_cache import ChangeCounter, Span, SqliteRecordCache
 
 BUSY_TIMEOUT_MS = 10_000
 #: Every statement of ``statements.py``, spelled for SQLite once.
@@ -146,6 +147,7 @@ class SqliteStorage:
         self._changes = ChangeCounter(path)
         self._cache = SqliteRecordCache(self._changes)
         self._meter = StoreMeter("sqlite")
+        self._group = GroupCommit(self._write_thread, self._write_transaction, self._apply_write, self._committed)
 
     @classmethod
     async def open(cls, path: Path) -> SqliteStorage:
@@ -201,7 +203,15 @@ class SqliteStorage:
             self._meter.observe(operation, time.perf_counter() - started)
 
     async def commit(self, ops: Sequence[Operation]) -> None:
-        await self._write("commit", self._commit_sync, ops)
+        # Shares one durable commit with the writes queued meanwhile (``group_commit.py``).
+        started = time.perf_counter()
+        try:
+            await self._group.submit(ops)
+        except StorageError as exc:
+            self._meter.failed("commit", exc.code)
+            raise
+        finally:
+            self._meter.observe("commit", time.perf_counter() - started)
 
     async def _write(self, operation: str, work: Callable[[Any], None], arg: Any) -> None:
         """``work(arg)`` on the writer thread, measured from the moment it is asked for (a wait
@@ -216,23 +226,28 @@ class SqliteStorage:
         finally:
             self._meter.observe(operation, time.perf_counter() - started)
 
-    def _commit_sync(self, ops: Sequence[Operation]) -> None:
-        def apply_all(conn: sqlite3.Connection) -> None:
-            changes: list[tuple[Any, ...]] = []
-            for op in ops:
-                _apply(conn, op, changes)
-            if changes:
-                # Writes are serialized (BEGIN IMMEDIATE), so seq order is commit order.
-                at = time.time()
-                conn.executemany(_SQL["INSERT_CHANGE"], [(*c, at) for c in changes])
+    @staticmethod
+    def _apply_write(conn: sqlite3.Connection, ops: Sequence[Operation]) -> None:
+        """One write's operations, inside the shared transaction (its own savepoint)."""
+        changes: list[tuple[Any, ...]] = []
+        for op in ops:
+            _apply(conn, op, changes)
+        if changes:
+            # Writes are serialized (BEGIN IMMEDIATE, one at a time within a group), so seq
+            # order is commit order.
+            at = time.time()
+            conn.executemany(_SQL["INSERT_CHANGE"], [(*c, at) for c in changes])
 
-        self._write_transaction(apply_all)
+    def _committed(self, span: Span, ops: list[Operation]) -> None:
+        """On the event loop, after a group commit: the cache drops only what it wrote."""
+        self._cache.advance(span, _written_keys(ops))
 
-    def _write_transaction(self, work: Callable[[sqlite3.Connection], None]) -> None:
+    def _write_transaction(self, work: Callable[[sqlite3.Connection], None]) -> Span:
         """``work`` in one immediate transaction on the writer connection, marked on the change
-        counter the record caches of every worker watch; rolled back if it raises."""
+        counter the record caches of every worker watch; rolled back if it raises. Returns
+        the counter's span (``sqlite_cache.Span``)."""
         conn = self._writer
-        with self._changes.writing():
+        with self._changes.writing() as span:
             try:
                 conn.execute("BEGIN IMMEDIATE")
                 try:
@@ -245,6 +260,7 @@ class SqliteStorage:
             except sqlite3.OperationalError as exc:
                 # Locked past busy_timeout, disk full, I/O error: the store cannot take writes.
                 raise StorageError("unavailable", None, str(exc)) from exc
+        return span
 
     async def events(self, key: Key, after_seq: int, limit: int) -> list[EventRecord]:
         rows = self._read(_SQL["SELECT_EVENTS"], (*_key_params(key), after_seq, limit), "events")
@@ -363,6 +379,15 @@ def _bounds(row: Sequence[Any]) -> ChangeBounds:
 
 def _key_params(key: Key) -> tuple[str, str, str, str]:
     return (key.org, key.kind, key.parent, key.name)
+
+
+def _written_keys(ops: Sequence[Operation]) -> Iterator[Key]:
+    """The records ``ops`` change (a tally rewrites its quota's record)."""
+    for op in ops:
+        if isinstance(op, Put):
+            yield op.record.key
+        elif isinstance(op, Delete | Tally):
+            yield op.key
 
 
 def _missing_or_conflict(conn: sqlite3.Connection, key: Key) -> StorageError:
