@@ -42,8 +42,13 @@ PATCH_P99_TARGET = Target("<=", 20.0)
 APPLY_TARGET = Target("<=", 0.25)
 
 
-def durable_commit_rate(folder: Path, seconds: float = 2.0) -> float:
-    """Single-row commits per second SQLite makes durable in ``folder`` (WAL, synchronous=FULL)."""
+def durable_commit_rate(folder: Path, runs: int = 3) -> float:
+    """Single-row commits per second SQLite makes durable in ``folder`` (WAL, synchronous=FULL):
+    the best of ``runs`` 1 s runs, since other jobs' fsyncs on a shared disk only slow it."""
+    return max(_commit_rate(folder, 1.0) for _ in range(runs))
+
+
+def _commit_rate(folder: Path, seconds: float) -> float:
     path = folder / "commit-rate.db"
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
