@@ -204,3 +204,37 @@ def test_the_cache_is_dropped_after_its_ttl(store: SqliteStorage, run_async: Run
     time.sleep(0.1)
     assert cache.get(record.key) is None  # dropped: read SQLite again
     counter.close()
+
+
+def test_own_commits_keep_the_cache_and_others_drop_it(store: SqliteStorage) -> None:
+    """``SqliteRecordCache`` over a counter: this process's commits with known keys (in progress
+    or finished) keep the entries they did not write; a commit with unknown keys, or one by
+    another process (another description of the file), drops them all."""
+    counter, other = ChangeCounter(store.path), ChangeCounter(store.path)
+    cache = SqliteRecordCache(counter)
+    one, two = make_record("acme", "one"), make_record("acme", "two")
+    cache.get(one.key)  # the first look takes the counter's value
+    cache.put(one)
+    cache.put(two)
+    two_v2 = next_version(two)
+    with counter.writing({two.key: two_v2, one.key: None}) as span:
+        assert counter.read() == span.before + 1
+        assert cache.get(one.key) is one and cache.get(two.key) is two  # in progress: as before it
+    assert cache.get(one.key) is None  # finished: caught up, and deleted
+    assert cache.get(two.key) is two_v2  # written: what was written
+    cache.put(one)
+    with pytest.raises(RuntimeError), counter.writing({one.key: None}):  # rolled back: not recorded
+        raise RuntimeError
+    assert cache.get(one.key) is None
+    cache.put(one)
+    with counter.writing():  # keys unknown (an import, a trim)
+        pass
+    assert cache.get(one.key) is None
+    cache.put(one)
+    with other.writing({}):  # another process: its keys are not this cache's to know
+        pass
+    with counter.writing({}):
+        pass
+    assert cache.get(one.key) is None
+    counter.close()
+    other.close()

@@ -32,7 +32,6 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Any
 
 from plinth.storage.base import Operation
 
@@ -42,12 +41,8 @@ MAX_GROUP = 64
 
 #: ``(connection, ops)``: apply one write's operations; raise to reject it.
 Apply = Callable[[sqlite3.Connection, Sequence[Operation]], None]
-#: Run ``work(connection)`` in one transaction (``SqliteStorage._write_transaction``); what it
-#: returns is handed to :data:`Committed`.
-Transaction = Callable[[Callable[[sqlite3.Connection], None]], Any]
-#: ``(what the transaction returned, the operations of the writes it stored)``: called on the
-#: writers' event loop after the commit and before any of them is answered.
-Committed = Callable[[Any, list[Operation]], None]
+#: Run ``work(connection)`` in one transaction (``SqliteStorage._group_transaction``).
+Transaction = Callable[[Callable[[sqlite3.Connection], None]], None]
 
 
 @dataclass(slots=True)
@@ -66,13 +61,11 @@ class GroupCommit:
         executor: Executor,
         transaction: Transaction,
         apply: Apply,
-        committed: Committed,
         max_group: int = MAX_GROUP,
     ):
         self._executor = executor
         self._transaction = transaction
         self._apply = apply
-        self._committed = committed
         self._max = max_group
         self._lock = threading.Lock()
         self._queue: list[_Write] = []
@@ -125,18 +118,12 @@ class GroupCommit:
 
         failure: BaseException | None = None
         try:
-            token = self._transaction(run)
+            self._transaction(run)
         except BaseException as exc:
             failure = exc
         else:
-            stored = [op for w in group if w.error is None for op in w.ops]
             self.groups += 1
             self.writes += sum(1 for w in group if w.error is None)
-            # Scheduled before the answers, so it runs on the loop before any writer resumes.
-            try:
-                group[0].loop.call_soon_threadsafe(self._committed, token, stored)
-            except RuntimeError:
-                pass  # the loop is closed: nobody reads through it any more
         for write in group:
             _settle(write, failure if failure is not None else write.error)
 

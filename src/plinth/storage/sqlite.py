@@ -43,7 +43,7 @@ from plinth.storage.group_commit import GroupCommit
 from plinth.storage.migrate import MIGRATIONS, migrate
 from plinth.storage.query import ListRequest, Scalar, scalar_text, snapshot_pages
 from plinth.storage.sqlbuild import Fragment, compile_list, sql
-from plinth.storage.sqlite_cache import ChangeCounter, Span, SqliteRecordCache
+from plinth.storage.sqlite_cache import ChangeCounter, SqliteRecordCache
 
 BUSY_TIMEOUT_MS = 10_000
 #: Every statement of ``statements.py``, spelled for SQLite once.
@@ -147,7 +147,9 @@ class SqliteStorage:
         self._changes = ChangeCounter(path)
         self._cache = SqliteRecordCache(self._changes)
         self._meter = StoreMeter("sqlite")
-        self._group = GroupCommit(self._write_thread, self._write_transaction, self._apply_write, self._committed)
+        #: The records the group being committed wrote so far (writer thread only).
+        self._written: dict[Key, Record | None] | None = None
+        self._group = GroupCommit(self._write_thread, self._group_transaction, self._apply_write)
 
     @classmethod
     async def open(cls, path: Path) -> SqliteStorage:
@@ -226,8 +228,7 @@ class SqliteStorage:
         finally:
             self._meter.observe(operation, time.perf_counter() - started)
 
-    @staticmethod
-    def _apply_write(conn: sqlite3.Connection, ops: Sequence[Operation]) -> None:
+    def _apply_write(self, conn: sqlite3.Connection, ops: Sequence[Operation]) -> None:
         """One write's operations, inside the shared transaction (its own savepoint)."""
         changes: list[tuple[Any, ...]] = []
         for op in ops:
@@ -237,17 +238,25 @@ class SqliteStorage:
             # order is commit order.
             at = time.time()
             conn.executemany(_SQL["INSERT_CHANGE"], [(*c, at) for c in changes])
+        if self._written is not None:
+            self._written.update(_written(ops))  # stored: this process's cache takes them
 
-    def _committed(self, span: Span, ops: list[Operation]) -> None:
-        """On the event loop, after a group commit: the cache drops only what it wrote."""
-        self._cache.advance(span, _written_keys(ops))
+    def _group_transaction(self, work: Callable[[sqlite3.Connection], None]) -> None:
+        """A group commit's transaction, recording what it writes for the record cache."""
+        self._written = {}
+        try:
+            self._write_transaction(work, self._written)
+        finally:
+            self._written = None
 
-    def _write_transaction(self, work: Callable[[sqlite3.Connection], None]) -> Span:
+    def _write_transaction(
+        self, work: Callable[[sqlite3.Connection], None], written: dict[Key, Record | None] | None = None
+    ) -> None:
         """``work`` in one immediate transaction on the writer connection, marked on the change
-        counter the record caches of every worker watch; rolled back if it raises. Returns
-        the counter's span (``sqlite_cache.Span``)."""
+        counter the record caches of every worker watch; rolled back if it raises.
+        ``written``: filled by ``work`` with what it writes (``ChangeCounter.writing``)."""
         conn = self._writer
-        with self._changes.writing() as span:
+        with self._changes.writing(written):
             try:
                 conn.execute("BEGIN IMMEDIATE")
                 try:
@@ -260,7 +269,6 @@ class SqliteStorage:
             except sqlite3.OperationalError as exc:
                 # Locked past busy_timeout, disk full, I/O error: the store cannot take writes.
                 raise StorageError("unavailable", None, str(exc)) from exc
-        return span
 
     async def events(self, key: Key, after_seq: int, limit: int) -> list[EventRecord]:
         rows = self._read(_SQL["SELECT_EVENTS"], (*_key_params(key), after_seq, limit), "events")
@@ -381,13 +389,14 @@ def _key_params(key: Key) -> tuple[str, str, str, str]:
     return (key.org, key.kind, key.parent, key.name)
 
 
-def _written_keys(ops: Sequence[Operation]) -> Iterator[Key]:
-    """The records ``ops`` change (a tally rewrites its quota's record)."""
+def _written(ops: Sequence[Operation]) -> Iterator[tuple[Key, Record | None]]:
+    """Each record ``ops`` change, with what it is now: the record a put stores (as ``get``
+    would read it back), ``None`` for a delete and for a tally (SQL rewrites the quota's doc)."""
     for op in ops:
         if isinstance(op, Put):
-            yield op.record.key
+            yield op.record.key, op.record
         elif isinstance(op, Delete | Tally):
-            yield op.key
+            yield op.key, None
 
 
 def _missing_or_conflict(conn: sqlite3.Connection, key: Key) -> StorageError:

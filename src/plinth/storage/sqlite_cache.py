@@ -7,7 +7,7 @@ and makes it even again before it answers. A process serves a record from its ca
 the counter is even and equal to the value it saw when it last dropped its cache; a new even
 value drops the cache, and an odd one bypasses it. A process's own commit does not drop it: the
 process knows what it wrote, so it drops those keys alone and moves on to the new value
-(:meth:`SqliteRecordCache.advance`), which keeps a lone writer's cache warm under writes. So a
+(:meth:`SqliteRecordCache.get`), which keeps a lone writer's cache warm under writes. So a
 read through any worker sees every write acknowledged before the read began, as it would without
 a cache, and a read that hits the cache costs one memory load instead of a statement, two file
 locks and a ``stat``.
@@ -27,8 +27,9 @@ from __future__ import annotations
 import fcntl
 import mmap
 import os
+import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,20 +39,28 @@ from plinth.storage.base import Key, Record
 COUNTER_BYTES = 8
 #: As for PostgreSQL's (``record_cache.py``): about 10-20 MB of domain-sized records.
 MAX_ENTRIES = 10_000
+#: This process's finished commits kept for its cache to catch up with, at most (a process
+#: that writes without reading would otherwise keep them all).
+MAX_DONE = 256
 #: How long changes made by programs other than Plinth may go unseen.
 TTL_S = 2.0
 
 
 @dataclass(slots=True)
 class Span:
-    """The counter's value when a commit took the lock, and when it let go (``None`` until then)."""
+    """One commit of this process: the counter's value when it took the lock, the value it
+    leaves, and what it wrote: each key's new record, or ``None`` when it is deleted or its
+    record is computed by SQL (``None`` for the whole: unknown, so the cache is dropped as
+    for a commit of another process)."""
 
     before: int
-    after: int | None = None
+    after: int = -1
+    written: dict[Key, Record | None] | None = None
 
 
 class ChangeCounter:
-    """The shared sequence lock of one database (``<database>-changes``)."""
+    """The shared sequence lock of one database (``<database>-changes``), and what this
+    process knows of its own commits (:class:`SqliteRecordCache` reads both)."""
 
     def __init__(self, db_path: Path):
         self.path = db_path.with_name(db_path.name + "-changes")
@@ -64,13 +73,19 @@ class ChangeCounter:
             os.close(self._fd)
             raise
         self._value = memoryview(self._map).cast("Q")
+        #: The commit this process is making, while it holds the lock.
+        self.own: Span | None = None
+        #: This process's finished commits with known keys, oldest first, for the cache to
+        #: catch up with (:meth:`SqliteRecordCache.get`); guarded by ``_done_lock``.
+        self._done: list[Span] = []
+        self._done_lock = threading.Lock()
 
     def read(self) -> int:
         """The counter: even when no commit is in progress (or died in progress)."""
         return int(self._value[0])
 
     @contextmanager
-    def writing(self) -> Iterator[Span]:
+    def writing(self, written: dict[Key, Record | None] | None = None) -> Iterator[Span]:
         """Hold the counter odd around a commit.
 
         Commits of other processes wait for the lock in the kernel's queue, which also spares
@@ -78,20 +93,38 @@ class ChangeCounter:
         starve another for a second: the sleeper kept missing the moments the lock was free.)
         The wait has no time limit of its own: a holder holds the lock for one commit, which
         SQLite's ``busy_timeout`` bounds, and the kernel releases the lock of a dead holder.
-        The :class:`Span` yielded says, once the block is left, which values the commit moved
-        the counter between (:meth:`SqliteRecordCache.advance`)."""
+
+        ``written``: a dict the caller fills, inside the block, with every record the commit
+        writes (:class:`Span`). Given, a commit that leaves the block without an exception is
+        recorded (before the counter turns even) for this process's cache to update those keys
+        alone instead of dropping everything."""
         fcntl.flock(self._fd, fcntl.LOCK_EX)
         try:
-            value = self._value[0]
-            span = Span(int(value))
+            value = int(self._value[0])
+            span = Span(value, written=written)
+            self.own = span  # set before the counter turns odd: a reader seeing odd may trust it
             self._value[0] = value + (1 if value % 2 == 0 else 2)  # odd: a commit is under way
+            committed = False
             try:
                 yield span
+                committed = True
             finally:
-                self._value[0] = self._value[0] + 1  # even: committed (or rolled back)
-                span.after = int(self._value[0])
+                span.after = int(self._value[0]) + 1
+                if committed and written is not None and value % 2 == 0:
+                    with self._done_lock:  # recorded before the counter shows ``after``
+                        if len(self._done) >= MAX_DONE:
+                            self._done.clear()  # nobody reads: the chain breaks, the cache drops all
+                        self._done.append(span)
+                self._value[0] = span.after  # even: committed (or rolled back)
+                self.own = None
         finally:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+    def finished(self) -> list[Span]:
+        """Take this process's finished commits recorded so far, oldest first."""
+        with self._done_lock:
+            done, self._done = self._done, []
+        return done
 
     def close(self) -> None:
         self._value.release()
@@ -100,7 +133,8 @@ class ChangeCounter:
 
 
 class SqliteRecordCache:
-    """Records by key, served while the change counter stays at the value they were read under."""
+    """Records by key, served while the change counter stays at the value they were read under,
+    or moves only by this process's own commits."""
 
     def __init__(self, counter: ChangeCounter, max_entries: int = MAX_ENTRIES, ttl: float = TTL_S):
         self._counter = counter
@@ -113,31 +147,43 @@ class SqliteRecordCache:
     def get(self, key: Key) -> Record | None:
         """The cached record, or ``None``: then read SQLite and :meth:`put` what it returned
         before anything else runs. A commit that began after this look changes the counter, so
-        the record is dropped at the next look even if it is older than that commit."""
+        the record is dropped at the next look even if it is older than that commit.
+
+        Two moves of the counter keep the cache:
+
+        - this process's own finished commits, taken in order from ``before`` to ``after``
+          (:meth:`ChangeCounter.finished`): only the keys they wrote change, to the records
+          they wrote (or are dropped). The lock was held from ``before`` to ``after``, so no
+          other process wrote in between; a read that looked at ``before`` and put a written
+          key (old or new) is done by now (get, read and put run with no await between them),
+          and the key is set here;
+        - this process's own commit in progress (the counter is ``before + 1`` and
+          ``ChangeCounter.own`` says so): the entries are still those of ``before``, which is
+          all a read may promise, since none of that commit's writes is acknowledged yet."""
         seen = self._counter.read()
-        if seen != self._seen or time.monotonic() >= self._expires:
+        if seen != self._seen:
+            self._catch_up()
+        if (seen != self._seen and not self._own_commit_from(seen)) or time.monotonic() >= self._expires:
             self._entries.clear()
             self._seen = seen
             self._expires = time.monotonic() + self._ttl
             return None
         return self._entries.get(key)
 
-    def advance(self, span: Span, written: Iterable[Key]) -> None:
-        """This process's own commit moved the counter across ``span`` and wrote ``written``:
-        keep the other entries instead of dropping them all at the next look.
+    def _catch_up(self) -> None:
+        for span in self._counter.finished():
+            if span.before == self._seen and span.written is not None:
+                for key, record in span.written.items():
+                    if record is None or len(self._entries) >= self._max:
+                        self._entries.pop(key, None)
+                    else:
+                        self._entries[key] = record
+                self._seen = span.after
+            # Otherwise another process committed in between: the next look drops everything.
 
-        Only when the cache was valid at ``span.before``: no other process committed between
-        the cache's last drop and this commit (the commit held the lock from ``before`` to
-        ``after``), so every entry not written is still exact at ``after``. Must run on the
-        thread that calls :meth:`get` and :meth:`put` (the event loop), between two of them: a
-        read that looked at ``before`` and read a written key after the commit, or before it,
-        has put it already, and it is dropped here. If another process commits after ``after``,
-        the next look sees a value other than ``after`` and drops everything as usual."""
-        if span.after is None or span.before % 2 or self._seen != span.before:
-            return
-        for key in written:
-            self._entries.pop(key, None)
-        self._seen = span.after
+    def _own_commit_from(self, seen: int) -> bool:
+        own = self._counter.own
+        return own is not None and own.before == self._seen and seen == own.before + 1
 
     def put(self, record: Record) -> None:
         if self._seen % 2:
