@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from plinth.storage import sqlite_ring
 from plinth.storage.base import Delete, Key, Put, Record, StorageError
 from plinth.storage.sqlite import SqliteStorage
 from plinth.storage.sqlite_cache import ChangeCounter, SqliteRecordCache
@@ -88,6 +89,29 @@ def test_a_commit_after_another_process_committed_drops_every_cached_record(
     run_async(store.commit([Put(next_version(two), two.version)]))
     reread = run_async(store.get(one.key))
     assert reread is not None and reread.version == 2
+
+
+def test_a_commit_by_another_process_drops_only_what_it_wrote(store: SqliteStorage, run_async: RunAsync) -> None:
+    one, two = make_record("acme", "one"), make_record("acme", "two")
+    run_async(store.commit([Put(one, None), Put(two, None)]))
+    cached_one, cached_two = run_async(store.get(one.key)), run_async(store.get(two.key))
+    bump_in_another_process(store.path, two.key)
+    assert run_async(store.get(one.key)) is cached_one  # not written: still cached
+    reread = run_async(store.get(two.key))
+    assert reread is not cached_two and reread is not None and reread.version == 2
+
+
+def test_a_cache_more_than_a_ring_behind_drops_everything(store: SqliteStorage, run_async: RunAsync) -> None:
+    one = make_record("acme", "one")
+    run_async(store.commit([Put(one, None)]))
+    cached = run_async(store.get(one.key))
+    other = ChangeCounter(store.path)
+    for _ in range(sqlite_ring.RING):
+        with other.writing({}):
+            pass
+    reread = run_async(store.get(one.key))
+    assert reread == cached and reread is not cached
+    other.close()
 
 
 def test_a_rejected_write_in_a_group_leaves_the_cache_exact(store: SqliteStorage, run_async: RunAsync) -> None:
@@ -207,9 +231,9 @@ def test_the_cache_is_dropped_after_its_ttl(store: SqliteStorage, run_async: Run
 
 
 def test_own_commits_keep_the_cache_and_others_drop_it(store: SqliteStorage) -> None:
-    """``SqliteRecordCache`` over a counter: this process's commits with known keys (in progress
-    or finished) keep the entries they did not write; a commit with unknown keys, or one by
-    another process (another description of the file), drops them all."""
+    """``SqliteRecordCache`` over a counter: commits with known keys (this process's, in progress
+    or finished; another process's, another description of the file, through the ring) keep the
+    entries they did not write; a commit with unknown keys drops them all."""
     counter, other = ChangeCounter(store.path), ChangeCounter(store.path)
     cache = SqliteRecordCache(counter)
     one, two = make_record("acme", "one"), make_record("acme", "two")
@@ -231,9 +255,12 @@ def test_own_commits_keep_the_cache_and_others_drop_it(store: SqliteStorage) -> 
         pass
     assert cache.get(one.key) is None
     cache.put(one)
-    with other.writing({}):  # another process: its keys are not this cache's to know
+    cache.put(two)
+    with other.writing({two.key: None}):  # another process: what it wrote is in the ring
         pass
-    with counter.writing({}):
+    assert cache.get(one.key) is one and cache.get(two.key) is None
+    cache.put(two)
+    with other.writing():  # another process, keys unknown
         pass
     assert cache.get(one.key) is None
     counter.close()
