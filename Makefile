@@ -66,6 +66,7 @@ bench: $(TEST_STAMP)
 	$(BIN)/python -m bench.cli_startup
 	$(BIN)/python -m bench.backup
 	$(BIN)/python -m bench.apply
+	$(BIN)/python -m bench.writes
 
 fuzz: $(TEST_STAMP)
 	PLINTH_FUZZ_EXAMPLES=2000 $(BIN)/python -m pytest tests/fuzz -n 2 --dist loadgroup

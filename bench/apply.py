@@ -28,8 +28,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench import stack
 from bench.verdict import Target, mark, ratio
-from bench.workload_spec import realistic_spec
 
 ORG = "acme"
 GVC = "shop"
@@ -40,30 +40,7 @@ CPLN = os.environ.get("CPLN_BIN", str(Path(__file__).resolve().parents[1] / ".ca
 
 def stack_documents() -> list[dict[str, Any]]:
     """The 50 documents, written kind by kind (the CLIs order them)."""
-    identities = [f"id-{n}" for n in range(8)]
-    secrets = ["db", "tls", *[f"key-{n}" for n in range(6)]]
-    volumes = [f"vol-{n}" for n in range(6)]
-    docs: list[dict[str, Any]] = [
-        {"kind": "gvc", "name": GVC, "spec": {"staticPlacement": {"locationLinks": ["//location/aws-us-east-1"]}}}
-    ]
-    docs += [{"kind": "identity", "name": name, "gvc": GVC, "description": "runs workloads"} for name in identities]
-    for name in secrets:
-        data = {"payload": f"value of {name}", "encoding": "plain"}
-        docs.append({"kind": "secret", "name": name, "type": "opaque", "data": data})
-    volume_spec = {"initialCapacity": 10, "fileSystemType": "shared", "performanceClass": "shared"}
-    docs += [{"kind": "volumeset", "name": name, "gvc": GVC, "spec": volume_spec} for name in volumes]
-    for n in range(12):
-        spec = realistic_spec(volumes[n % len(volumes)])
-        spec["identityLink"] = f"//gvc/{GVC}/identity/{identities[n % len(identities)]}"
-        docs.append({"kind": "workload", "name": f"app-{n}", "gvc": GVC, "spec": spec})
-    for n in range(5):
-        route = {"prefix": "/", "workloadLink": f"//gvc/{GVC}/workload/app-{n}"}
-        docs.append({"kind": "domain", "name": f"app{n}.example.com", "spec": {"ports": [{"routes": [route]}]}})
-    for n in range(10):
-        binding = {"permissions": ["reveal"], "principalLinks": [f"//gvc/{GVC}/identity/{identities[n % 8]}"]}
-        target = [f"//secret/{secrets[n % len(secrets)]}"]
-        docs.append({"kind": "policy", "name": f"reveal-{n}", "targetKind": "secret", "targetLinks": target})
-        docs[-1]["bindings"] = [binding]
+    docs = stack.stack_documents(GVC, secrets=8, identities=8, volumes=6, workloads=12, domains=5, policies=10)
     assert len(docs) == 50
     return docs
 

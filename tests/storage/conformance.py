@@ -20,7 +20,7 @@ import orjson
 from plinth.storage.base import Delete, Key, Operation, Put, SetMeta, Storage, StorageError, Tally
 from plinth.storage.query import ListRequest
 from plinth.storage.scan import every_record, pages
-from tests.storage import conformance_changes, conformance_query
+from tests.storage import conformance_changes, conformance_concurrent, conformance_query
 from tests.storage.records import (
     assert_same,
     create,
@@ -309,4 +309,5 @@ CHECKS: list[Check] = [
     run_scan_walks_every_page,
     *conformance_query.CHECKS,
     *conformance_changes.CHECKS,
+    *conformance_concurrent.CHECKS,
 ]

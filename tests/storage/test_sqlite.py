@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from plinth.storage.sqlite import SqliteStorage
 from tests.aio import RunAsync
 from tests.storage import conformance
 from tests.storage.property_query import run_filters_agree_with_evaluator
+from tests.storage.records import create, make_record, new_org
 
 
 @pytest.fixture
@@ -39,3 +41,16 @@ def test_open_storage_defaults_to_sqlite_in_the_data_dir(tmp_path: Path, run_asy
         assert opened.path.exists()
     finally:
         run_async(opened.close())
+
+
+def test_concurrent_writes_share_commits(store: SqliteStorage, run_async: RunAsync) -> None:
+    """Writes queued while a commit is in flight go into one transaction (``group_commit.py``)."""
+    org = new_org()
+
+    async def write_all() -> None:
+        await asyncio.gather(*(create(store, [make_record(org, f"r-{n}")]) for n in range(40)))
+
+    before = store._group.groups
+    run_async(write_all())
+    assert store._group.groups - before < 40
+    assert all(run_async(store.get(make_record(org, f"r-{n}").key)) is not None for n in range(40))

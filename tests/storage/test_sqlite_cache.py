@@ -6,6 +6,7 @@ Other worker processes are real processes here (``subprocess``), writing through
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 import threading
@@ -15,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from plinth.storage.base import Delete, Key, Put, Record
+from plinth.storage import sqlite_ring
+from plinth.storage.base import Delete, Key, Put, Record, StorageError
 from plinth.storage.sqlite import SqliteStorage
 from plinth.storage.sqlite_cache import ChangeCounter, SqliteRecordCache
 from tests.aio import RunAsync
@@ -66,14 +68,66 @@ def test_a_commit_by_another_process_is_seen_by_the_next_read(store: SqliteStora
         assert after is not None and after.version == expected
 
 
-def test_any_commit_drops_every_cached_record(store: SqliteStorage, run_async: RunAsync) -> None:
+def test_an_own_commit_drops_only_what_it_wrote(store: SqliteStorage, run_async: RunAsync) -> None:
+    """The process knows what it wrote: the rest of its cache stays (``SqliteRecordCache.advance``)."""
     one, two = make_record("acme", "one"), make_record("acme", "two")
     run_async(store.commit([Put(one, None), Put(two, None)]))
     cached_one = run_async(store.get(one.key))
+    assert run_async(store.get(two.key)) == two
+    run_async(store.commit([Put(next_version(two), two.version)]))
+    assert run_async(store.get(one.key)) is cached_one  # still cached: not written
+    assert run_async(store.get(two.key)) == next_version(two)  # written: read again
+
+
+def test_a_commit_after_another_process_committed_drops_every_cached_record(
+    store: SqliteStorage, run_async: RunAsync
+) -> None:
+    one, two = make_record("acme", "one"), make_record("acme", "two")
+    run_async(store.commit([Put(one, None), Put(two, None)]))
+    assert run_async(store.get(one.key)) == one  # cached
+    bump_in_another_process(store.path, one.key)  # the cache has not looked since
     run_async(store.commit([Put(next_version(two), two.version)]))
     reread = run_async(store.get(one.key))
-    assert reread == cached_one and reread is not cached_one  # read again, unchanged
-    assert run_async(store.get(two.key)) == next_version(two)
+    assert reread is not None and reread.version == 2
+
+
+def test_a_commit_by_another_process_drops_only_what_it_wrote(store: SqliteStorage, run_async: RunAsync) -> None:
+    one, two = make_record("acme", "one"), make_record("acme", "two")
+    run_async(store.commit([Put(one, None), Put(two, None)]))
+    cached_one, cached_two = run_async(store.get(one.key)), run_async(store.get(two.key))
+    bump_in_another_process(store.path, two.key)
+    assert run_async(store.get(one.key)) is cached_one  # not written: still cached
+    reread = run_async(store.get(two.key))
+    assert reread is not cached_two and reread is not None and reread.version == 2
+
+
+def test_a_cache_more_than_a_ring_behind_drops_everything(store: SqliteStorage, run_async: RunAsync) -> None:
+    one = make_record("acme", "one")
+    run_async(store.commit([Put(one, None)]))
+    cached = run_async(store.get(one.key))
+    other = ChangeCounter(store.path)
+    for _ in range(sqlite_ring.RING):
+        with other.writing({}):
+            pass
+    reread = run_async(store.get(one.key))
+    assert reread == cached and reread is not cached
+    other.close()
+
+
+def test_a_rejected_write_in_a_group_leaves_the_cache_exact(store: SqliteStorage, run_async: RunAsync) -> None:
+    one = make_record("acme", "one")
+    run_async(store.commit([Put(one, None)]))
+    assert run_async(store.get(one.key)) == one
+
+    async def race() -> list[object]:
+        stale = Put(next_version(one, {"spec": {"stale": True}}), 7)
+        return await asyncio.gather(
+            store.commit([Put(next_version(one), one.version)]), store.commit([stale]), return_exceptions=True
+        )
+
+    outcomes = run_async(race())
+    assert outcomes[0] is None and isinstance(outcomes[1], StorageError)
+    assert run_async(store.get(one.key)) == next_version(one)
 
 
 def test_a_deleted_record_is_not_served_from_the_cache(store: SqliteStorage, run_async: RunAsync) -> None:
@@ -174,3 +228,40 @@ def test_the_cache_is_dropped_after_its_ttl(store: SqliteStorage, run_async: Run
     time.sleep(0.1)
     assert cache.get(record.key) is None  # dropped: read SQLite again
     counter.close()
+
+
+def test_own_commits_keep_the_cache_and_others_drop_it(store: SqliteStorage) -> None:
+    """``SqliteRecordCache`` over a counter: commits with known keys (this process's, in progress
+    or finished; another process's, another description of the file, through the ring) keep the
+    entries they did not write; a commit with unknown keys drops them all."""
+    counter, other = ChangeCounter(store.path), ChangeCounter(store.path)
+    cache = SqliteRecordCache(counter)
+    one, two = make_record("acme", "one"), make_record("acme", "two")
+    cache.get(one.key)  # the first look takes the counter's value
+    cache.put(one)
+    cache.put(two)
+    two_v2 = next_version(two)
+    with counter.writing({two.key: two_v2, one.key: None}) as span:
+        assert counter.read() == span.before + 1
+        assert cache.get(one.key) is one and cache.get(two.key) is two  # in progress: as before it
+    assert cache.get(one.key) is None  # finished: caught up, and deleted
+    assert cache.get(two.key) is two_v2  # written: what was written
+    cache.put(one)
+    with pytest.raises(RuntimeError), counter.writing({one.key: None}):  # rolled back: not recorded
+        raise RuntimeError
+    assert cache.get(one.key) is None
+    cache.put(one)
+    with counter.writing():  # keys unknown (an import, a trim)
+        pass
+    assert cache.get(one.key) is None
+    cache.put(one)
+    cache.put(two)
+    with other.writing({two.key: None}):  # another process: what it wrote is in the ring
+        pass
+    assert cache.get(one.key) is one and cache.get(two.key) is None
+    cache.put(two)
+    with other.writing():  # another process, keys unknown
+        pass
+    assert cache.get(one.key) is None
+    counter.close()
+    other.close()

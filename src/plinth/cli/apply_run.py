@@ -51,7 +51,7 @@ class FilesCall:
     gvc: str | None = None
     dry_run: bool = False
     keep_going: bool = False
-    workers: int = 4
+    workers: int = 32
     prune: bool = False
     selector: tuple[str, str] | None = None
     yes: bool = False

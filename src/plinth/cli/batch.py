@@ -14,6 +14,7 @@ finish, and the steps never started are yielded as :data:`SKIPPED`.
 
 from __future__ import annotations
 
+import heapq
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -50,7 +51,7 @@ def run_plan(
     waiting = [set(step.needs) for step in steps]
     dependants: list[list[int]] = [[] for _ in steps]
     for n, step in enumerate(steps):
-        for m in step.needs:
+        for m in set(step.needs):
             dependants[m].append(n)
     results: dict[int, Any] = {}
     started: set[int] = set()
@@ -60,15 +61,16 @@ def run_plan(
     workers = max(1, workers)
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="plinth-apply")
     try:
+        # Steps whose needs are all done, lowest plan position first (a heap: a large stack
+        # has thousands, and a scan of every step at each completion would cost n² steps).
+        ready = [n for n in range(len(steps)) if not waiting[n]]
 
         def start_ready() -> None:
             # At most ``workers`` under way, so that a failure stops what has not been sent yet.
-            for n in range(len(steps)):
-                if len(running) >= workers or (failed and not keep_going):
-                    return
-                if n not in started and not waiting[n]:
-                    started.add(n)
-                    running[pool.submit(run, steps[n])] = n
+            while ready and len(running) < workers and not (failed and not keep_going):
+                n = heapq.heappop(ready)
+                started.add(n)
+                running[pool.submit(run, steps[n])] = n
 
         start_ready()
         while shown < len(steps):
@@ -89,6 +91,8 @@ def run_plan(
                 failed = failed or error is not None
                 for m in dependants[n]:
                     waiting[m].discard(n)
+                    if not waiting[m] and m not in started:
+                        heapq.heappush(ready, m)
             start_ready()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)

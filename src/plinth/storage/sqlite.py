@@ -12,7 +12,7 @@ import asyncio
 import itertools
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,7 @@ from plinth.storage.base import (
     StorageError,
     Tally,
 )
+from plinth.storage.group_commit import GroupCommit
 from plinth.storage.migrate import MIGRATIONS, migrate
 from plinth.storage.query import ListRequest, Scalar, scalar_text, snapshot_pages
 from plinth.storage.sqlbuild import Fragment, compile_list, sql
@@ -146,6 +147,9 @@ class SqliteStorage:
         self._changes = ChangeCounter(path)
         self._cache = SqliteRecordCache(self._changes)
         self._meter = StoreMeter("sqlite")
+        #: The records the group being committed wrote so far (writer thread only).
+        self._written: dict[Key, Record | None] | None = None
+        self._group = GroupCommit(self._write_thread, self._group_transaction, self._apply_write)
 
     @classmethod
     async def open(cls, path: Path) -> SqliteStorage:
@@ -201,7 +205,15 @@ class SqliteStorage:
             self._meter.observe(operation, time.perf_counter() - started)
 
     async def commit(self, ops: Sequence[Operation]) -> None:
-        await self._write("commit", self._commit_sync, ops)
+        # Shares one durable commit with the writes queued meanwhile (``group_commit.py``).
+        started = time.perf_counter()
+        try:
+            await self._group.submit(ops)
+        except StorageError as exc:
+            self._meter.failed("commit", exc.code)
+            raise
+        finally:
+            self._meter.observe("commit", time.perf_counter() - started)
 
     async def _write(self, operation: str, work: Callable[[Any], None], arg: Any) -> None:
         """``work(arg)`` on the writer thread, measured from the moment it is asked for (a wait
@@ -216,23 +228,35 @@ class SqliteStorage:
         finally:
             self._meter.observe(operation, time.perf_counter() - started)
 
-    def _commit_sync(self, ops: Sequence[Operation]) -> None:
-        def apply_all(conn: sqlite3.Connection) -> None:
-            changes: list[tuple[Any, ...]] = []
-            for op in ops:
-                _apply(conn, op, changes)
-            if changes:
-                # Writes are serialized (BEGIN IMMEDIATE), so seq order is commit order.
-                at = time.time()
-                conn.executemany(_SQL["INSERT_CHANGE"], [(*c, at) for c in changes])
+    def _apply_write(self, conn: sqlite3.Connection, ops: Sequence[Operation]) -> None:
+        """One write's operations, inside the shared transaction (its own savepoint)."""
+        changes: list[tuple[Any, ...]] = []
+        for op in ops:
+            _apply(conn, op, changes)
+        if changes:
+            # Writes are serialized (BEGIN IMMEDIATE, one at a time within a group), so seq
+            # order is commit order.
+            at = time.time()
+            conn.executemany(_SQL["INSERT_CHANGE"], [(*c, at) for c in changes])
+        if self._written is not None:
+            self._written.update(_written(ops))  # stored: this process's cache takes them
 
-        self._write_transaction(apply_all)
+    def _group_transaction(self, work: Callable[[sqlite3.Connection], None]) -> None:
+        """A group commit's transaction, recording what it writes for the record cache."""
+        self._written = {}
+        try:
+            self._write_transaction(work, self._written)
+        finally:
+            self._written = None
 
-    def _write_transaction(self, work: Callable[[sqlite3.Connection], None]) -> None:
+    def _write_transaction(
+        self, work: Callable[[sqlite3.Connection], None], written: dict[Key, Record | None] | None = None
+    ) -> None:
         """``work`` in one immediate transaction on the writer connection, marked on the change
-        counter the record caches of every worker watch; rolled back if it raises."""
+        counter the record caches of every worker watch; rolled back if it raises.
+        ``written``: filled by ``work`` with what it writes (``ChangeCounter.writing``)."""
         conn = self._writer
-        with self._changes.writing():
+        with self._changes.writing(written):
             try:
                 conn.execute("BEGIN IMMEDIATE")
                 try:
@@ -363,6 +387,16 @@ def _bounds(row: Sequence[Any]) -> ChangeBounds:
 
 def _key_params(key: Key) -> tuple[str, str, str, str]:
     return (key.org, key.kind, key.parent, key.name)
+
+
+def _written(ops: Sequence[Operation]) -> Iterator[tuple[Key, Record | None]]:
+    """Each record ``ops`` change, with what it is now: the record a put stores (as ``get``
+    would read it back), ``None`` for a delete and for a tally (SQL rewrites the quota's doc)."""
+    for op in ops:
+        if isinstance(op, Put):
+            yield op.record.key, op.record
+        elif isinstance(op, Delete | Tally):
+            yield op.key, None
 
 
 def _missing_or_conflict(conn: sqlite3.Connection, key: Key) -> StorageError:

@@ -1,0 +1,198 @@
+"""Writes at the disk's pace: Plinth's write throughput and latency against what the disk allows.
+
+Per backend, on a fresh store: POST of a volume set and PATCH of a domain with 16 concurrent
+clients (wrk, 1 and 2 workers), GET of one domain for comparison, and ``plinth apply -f`` of the
+1,000-document stack (``bench.stack``) against ``cpln apply --file`` of the same stack, each to a
+fresh server of its own. The reference for writes is SQLite's own durable single-row commit
+rate on the same disk (WAL, ``synchronous=FULL``, one row per transaction), measured first in
+the same run: the POST figure is printed as a share of it.
+
+Targets (``docs/write-path.md``): SQLite, 2 workers, POST ≥ 0.3 of the commit rate; PATCH p99
+≤ 20 ms; apply ≤ 0.25 of cpln's time. Noisy on a shared machine: the load average is printed.
+Run: ``PYTHONPATH=src:. python -m bench.writes [--quick] [--sqlite] [--postgresql]``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench import client
+from bench.apply import CPLN, wall_s
+from bench.items import ItemKind
+from bench.loadgen import Load, RequestPlan, WrkResult, ensure_wrk, run_wrk
+from bench.procs import Processes
+from bench.seed import seed
+from bench.servers import admin_key, start_plinth
+from bench.stack import large_stack
+from bench.stores import BACKENDS, DEFAULT_PG_ADMIN_URL, Store, scratch_store, unavailable_reason
+from bench.verdict import Target, mark, ratio
+
+ORG = "bench"
+DOMAINS = ItemKind("domain")
+PATCHED = 50
+POST_TARGET = Target(">=", 0.3)
+PATCH_P99_TARGET = Target("<=", 20.0)
+APPLY_TARGET = Target("<=", 0.25)
+
+
+def durable_commit_rate(folder: Path, runs: int = 3) -> float:
+    """Single-row commits per second SQLite makes durable in ``folder`` (WAL, synchronous=FULL):
+    the best of ``runs`` 1 s runs, since other jobs' fsyncs on a shared disk only slow it."""
+    return max(_commit_rate(folder, 1.0) for _ in range(runs))
+
+
+def _commit_rate(folder: Path, seconds: float) -> float:
+    path = folder / "commit-rate.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, doc TEXT)")
+    n, began = 0, time.perf_counter()
+    while time.perf_counter() - began < seconds:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("INSERT INTO t (doc) VALUES (?)", ('{"name": "row"}',))
+        conn.execute("COMMIT")
+        n += 1
+    took = time.perf_counter() - began
+    conn.close()
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return n / took
+
+
+def prepare(procs: Processes, store: Store, logs: Path) -> str:
+    """Bootstrap the org, a GVC for the volume sets and the domains' workload, seed the domains."""
+    server = start_plinth(procs, store, 1, ORG, False, logs, f"{store.backend}-setup")
+    try:
+        key = admin_key(store)
+        with client.client(server.url, key) as api:
+            client.ensure_created(api, f"/org/{ORG}/gvc", {"name": "main", "spec": {}})
+    finally:
+        procs.stop(server.proc)
+    seed(store, ORG, DOMAINS, 0, PATCHED + 1)
+    return key
+
+
+def plans() -> dict[str, RequestPlan]:
+    return {
+        "POST volumeset": RequestPlan(
+            "POST", f"/org/{ORG}/gvc/main/volumeset", '{"name":"vs-', '","spec":{"initialCapacity":10}}'
+        ),
+        "PATCH domain": RequestPlan(
+            "PATCH",
+            DOMAINS.item_path(ORG, 1),
+            '{"description":"bench ',
+            '"}',
+            tuple(DOMAINS.item_path(ORG, i) for i in range(1, 1 + PATCHED)),
+        ),
+        "GET domain": RequestPlan("GET", DOMAINS.item_path(ORG, 0)),
+    }
+
+
+def load_figures(procs: Processes, store: Store, key: str, workers: int, load: Load, logs: Path) -> dict[str, Any]:
+    wrk = ensure_wrk()
+    server = start_plinth(procs, store, workers, ORG, False, logs, f"{store.backend}-w{workers}")
+    figures: dict[str, Any] = {}
+    try:
+        for label, plan in plans().items():
+            headers = {"Authorization": f"Bearer {key}"}
+            if plan.body_prefix is not None:
+                headers["Content-Type"] = "application/json"
+            run_wrk(wrk, server.url, plan, headers, Load(load.threads, load.connections, 1, load.timeout_s), logs)
+            result: WrkResult = run_wrk(wrk, server.url, plan, headers, load, logs)
+            errors = f"  errors {result.errors} {result.codes}" if result.errors else ""
+            shown = f"{result.rps:>8,.0f} req/s  p50 {result.p50_ms:6.2f} ms  p99 {result.p99_ms:6.2f} ms{errors}"
+            print(f"    {workers} worker(s)  {label:<16} {shown}", flush=True)
+            figures[label] = {"rps": result.rps, "p50_ms": result.p50_ms, "p99_ms": result.p99_ms}
+    finally:
+        procs.stop(server.proc)
+    return figures
+
+
+def apply_seconds(store: Store, command: list[str], environ: dict[str, str]) -> float:
+    """Wall time of ``command`` (given ``{url}`` and ``{key}``) against a fresh server on ``store``."""
+    from tests.support.server import start_server
+
+    server = start_server(store.data_dir / "apply", database_url=store.database_url, org=ORG)
+    try:
+        filled = [part.format(url=server.url, key=server.key) for part in command]
+        return wall_s(filled, environ)[0]
+    finally:
+        server.stop()
+
+
+def apply_figures(backend: str, folder: Path, pg_url: str) -> dict[str, float]:
+    manifest = folder / "large-stack.json"
+    manifest.write_text(json.dumps({"kind": "list", "items": large_stack()}))
+    base = {"PATH": os.environ.get("PATH", ""), "HOME": str(folder), "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+    tail = ["--org", ORG, "--endpoint", "{url}", "--token", "{key}"]
+    runs = {"plinth apply -f": ([sys.executable, "-m", "plinth", "apply", "-f", str(manifest), *tail], base)}
+    if Path(CPLN).exists():
+        cpln_env = {**base, "CPLN_SKIP_UPDATE_CHECK": "1", "CPLN_HOME": str(folder / "cpln-home")}
+        runs["cpln apply --file"] = ([CPLN, "apply", "--file", str(manifest), *tail], cpln_env)
+    figures: dict[str, float] = {}
+    for n, (label, (command, environ)) in enumerate(runs.items()):
+        with scratch_store(backend, folder / f"apply-{n}", pg_url) as store:
+            figures[label] = apply_seconds(store, command, environ)
+        print(f"    {label:<18} 1,000 documents in {figures[label]:6.2f} s", flush=True)
+    if "cpln apply --file" in figures:
+        share = ratio(figures["plinth apply -f"], figures["cpln apply --file"])
+        if share is not None:
+            print(f"    ratio plinth/cpln {share:.2f} {mark(share, APPLY_TARGET)} (target {APPLY_TARGET.describe()})")
+    else:
+        print(f"    cpln not installed at {CPLN}: no ratio (the compat tests install it)")
+    return figures
+
+
+def run_backend(backend: str, folder: Path, pg_url: str, load: Load, commit_rate: float) -> dict[str, Any]:
+    doc: dict[str, Any] = {}
+    with Processes() as procs, scratch_store(backend, folder / "load", pg_url) as store:
+        key = prepare(procs, store, folder)
+        for workers in (1, 2):
+            doc[f"workers_{workers}"] = load_figures(procs, store, key, workers, load, folder)
+    two = doc["workers_2"]
+    share = ratio(two["POST volumeset"]["rps"], commit_rate)
+    if share is not None:
+        target = POST_TARGET if backend == "sqlite" else None
+        print(f"    POST, 2 workers / SQLite durable commit rate: {share:.2f} {mark(share, target)}")
+    p99 = two["PATCH domain"]["p99_ms"]
+    print(f"    PATCH p99, 2 workers: {p99:.1f} ms {mark(p99, PATCH_P99_TARGET)}")
+    doc["apply"] = apply_figures(backend, folder, pg_url)
+    return doc
+
+
+def main(argv: list[str]) -> int:
+    quick = "--quick" in argv
+    load = Load(threads=2, connections=16, duration_s=3 if quick else 8)
+    pg_url = os.environ.get("PLINTH_BENCH_PG_URL", DEFAULT_PG_ADMIN_URL)
+    print(f"Writes at the disk's pace ({load.describe()}; load average {os.getloadavg()[0]:.2f})", flush=True)
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        rate = durable_commit_rate(folder)
+        print(f"  SQLite single-row durable commits on this disk: {rate:,.0f}/s", flush=True)
+        results["sqlite_commit_rate"] = rate
+        chosen = [b for b in BACKENDS if f"--{b}" in argv] or list(BACKENDS)
+        for backend in chosen:
+            reason = unavailable_reason(backend, pg_url)
+            if reason:
+                print(f"  {backend}: skipped ({reason})")
+                continue
+            print(f"  {backend}:", flush=True)
+            (folder / backend).mkdir()
+            results[backend] = run_backend(backend, folder / backend, pg_url, load, rate)
+    print(f"  (load average at the end {os.getloadavg()[0]:.2f})")
+    if out := os.environ.get("PLINTH_BENCH_WRITES_JSON"):
+        Path(out).write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

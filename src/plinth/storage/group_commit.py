@@ -1,0 +1,148 @@
+"""Group commit for SQLite: concurrent writes of one process share one durable commit.
+
+A durable commit costs an fsync of the WAL (``synchronous=FULL``) and the change counter's
+lock; with many clients writing, that is most of what a write waits for. So a write does not
+open its own transaction: :meth:`GroupCommit.submit` queues it, and the writer thread takes
+every write queued so far into one ``BEGIN IMMEDIATE`` … ``COMMIT``. Writes that arrive while a
+commit is in flight go into the next one.
+
+The contract each writer keeps:
+
+- **Acknowledged only when durable.** A write's future is resolved after the ``COMMIT`` of the
+  transaction holding it has returned (the WAL is synced), never before: a crash loses only
+  writes nobody was told succeeded.
+- **Isolated.** Each write runs inside its own ``SAVEPOINT``. A write that fails (a version
+  conflict, an existing name, a limit) is rolled back to its savepoint alone and gets its own
+  error; the others in the group still commit. Writes run one after the other in queue order,
+  so each sees the writes before it exactly as if they had committed separately.
+- **All or nothing on failure of the commit itself.** When the transaction cannot commit
+  (locked past ``busy_timeout``, disk full, I/O error), every write in it gets that error and
+  none of them is stored.
+
+Across worker processes nothing changes: each process groups its own writes, and the groups
+of different processes take turns on SQLite's write lock and the shared change counter
+(``sqlite_cache.py``), which is held for one group at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass
+
+from plinth.storage.base import Operation
+
+#: Writes per transaction at most: bounds how long one group holds the lock other processes
+#: wait for, and how much one failed commit takes down with it.
+MAX_GROUP = 64
+
+#: ``(connection, ops)``: apply one write's operations; raise to reject it.
+Apply = Callable[[sqlite3.Connection, Sequence[Operation]], None]
+#: Run ``work(connection)`` in one transaction (``SqliteStorage._group_transaction``).
+Transaction = Callable[[Callable[[sqlite3.Connection], None]], None]
+
+
+@dataclass(slots=True)
+class _Write:
+    ops: Sequence[Operation]
+    loop: asyncio.AbstractEventLoop
+    done: asyncio.Future[None]
+    error: BaseException | None = None
+
+
+class GroupCommit:
+    """The queue of writes waiting for the writer thread, and the drain that commits them."""
+
+    def __init__(
+        self,
+        executor: Executor,
+        transaction: Transaction,
+        apply: Apply,
+        max_group: int = MAX_GROUP,
+    ):
+        self._executor = executor
+        self._transaction = transaction
+        self._apply = apply
+        self._max = max_group
+        self._lock = threading.Lock()
+        self._queue: list[_Write] = []
+        self._draining = False
+        #: Groups committed and writes in them, for the metrics and the tests.
+        self.groups = 0
+        self.writes = 0
+
+    async def submit(self, ops: Sequence[Operation]) -> None:
+        """Store ``ops`` atomically; return once they are durable, raise what rejected them."""
+        loop = asyncio.get_running_loop()
+        write = _Write(ops, loop, loop.create_future())
+        with self._lock:
+            self._queue.append(write)
+            start = not self._draining
+            self._draining = True
+        if start:
+            try:
+                self._executor.submit(self._drain)
+            except BaseException:
+                with self._lock:
+                    self._draining = False
+                raise
+        await write.done
+
+    def _drain(self) -> None:
+        """On the writer thread: commit groups until the queue is empty."""
+        while True:
+            with self._lock:
+                group, self._queue = self._queue[: self._max], self._queue[self._max :]
+                if not group:
+                    self._draining = False
+                    return
+            self._commit_group(group)
+
+    def _commit_group(self, group: list[_Write]) -> None:
+        def run(conn: sqlite3.Connection) -> None:
+            for write in group:
+                write.error = None
+                conn.execute("SAVEPOINT plinth_write")
+                try:
+                    self._apply(conn, write.ops)
+                except sqlite3.OperationalError:
+                    raise  # the connection or the disk failed: the whole group fails
+                except Exception as exc:
+                    # This write alone is rejected; what the ones before it did stays.
+                    conn.execute("ROLLBACK TO plinth_write")
+                    write.error = exc
+                conn.execute("RELEASE plinth_write")
+
+        failure: BaseException | None = None
+        try:
+            self._transaction(run)
+        except BaseException as exc:
+            failure = exc
+        else:
+            self.groups += 1
+            self.writes += sum(1 for w in group if w.error is None)
+        for write in group:
+            _settle(write, failure if failure is not None else write.error)
+
+
+def _settle(write: _Write, error: BaseException | None) -> None:
+    """Resolve ``write``'s future on its own loop (this runs on the writer thread)."""
+
+    def resolve() -> None:
+        if write.done.done():
+            return  # the writer was cancelled; what it wrote is stored (or not) all the same
+        if error is None:
+            write.done.set_result(None)
+        else:
+            write.done.set_exception(error)
+
+    try:
+        write.loop.call_soon_threadsafe(resolve)
+    except RuntimeError:
+        pass  # its loop is closed: nobody is waiting for the answer
+
+
+__all__ = ["MAX_GROUP", "GroupCommit"]
