@@ -187,7 +187,7 @@ def _gvc_scoped(kind: str) -> KindUnderTest:
 KINDS = {
     kind.name: (_gvc_scoped if kind.scope == "gvc" else _org_scoped)(kind.name)
     for kind in REGISTRY.values()
-    if "create" in kind.verbs and kind.scope != "root"
+    if "create" in kind.access.verbs and kind.scope != "root"
 }
 TARGET = "tgt"  # covered by every target route (linked and tagged)
 UNCOVERED = "off"  # neither linked nor tagged: only target: all covers it
@@ -530,7 +530,7 @@ ROWS = [
     for k in KINDS
     for v in ITEM_VERBS
     # Audit contexts are never deleted: no delete permission, and no delete row.
-    if v != "delete" or "delete" in REGISTRY[k].verbs
+    if v != "delete" or "delete" in REGISTRY[k].access.verbs
 ]
 ROWS.insert(ROWS.index(("serviceaccount", "delete")) + 1, ("serviceaccount", "addKey"))
 ROWS.append(("workload", "deployments"))

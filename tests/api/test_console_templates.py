@@ -18,7 +18,7 @@ from tests.api.test_kind_conformance import fill
 TEMPLATES: dict[str, Any] = json.loads(console.STATIC.joinpath("templates.json").read_text())["templates"]
 #: The kinds a person creates: ``create`` among their verbs, below the root (an org is the
 #: server admin's, as in the conformance suite).
-CREATABLE = [kind.name for kind in KINDS if "create" in kind.verbs and kind.scope != "root"]
+CREATABLE = [kind.name for kind in KINDS if "create" in kind.access.verbs and kind.scope != "root"]
 
 
 def test_every_kind_a_person_creates_has_a_template_and_no_other() -> None:

@@ -19,7 +19,7 @@ from plinth.meta import collection_href
 
 ORG = "acme"
 
-CREATABLE = [kind for kind in KINDS if "create" in kind.verbs and kind.scope != "root"]
+CREATABLE = [kind for kind in KINDS if "create" in kind.access.verbs and kind.scope != "root"]
 CASES = [kind for kind in CREATABLE if kind.example is not None]
 
 
@@ -98,11 +98,11 @@ def test_create_get_list(api: httpx.Client, case: Case) -> None:
     item = created.json()
     assert item["kind"] == kind.name and item["version"] == 1 and item["name"] == body["name"]
     served = api.get(created.headers["location"]).json()
-    if kind.shown_once is None:
+    if kind.lifecycle.shown_once is None:
         assert served == item
     else:
         # What only the creating write answers (an agent's registration token) is in no read.
-        assert _within(item, served) == served and _paths(kind.shown_once(served)) == _paths(item)
+        assert _within(item, served) == served and _paths(kind.lifecycle.shown_once(served)) == _paths(item)
     names = [i["name"] for i in api.get(collection, params={"limit": 1000}).json()["items"]]
     assert body["name"] in names
 
@@ -127,7 +127,7 @@ def test_update_bumps_version_and_delete_removes(api: httpx.Client, case: Case) 
     assert patched.json()["version"] == 2
     replaced = api.put(location, json={**patched.json(), "description": "replaced"})
     assert replaced.status_code == 200 and replaced.json()["version"] == 3
-    if "delete" in kind.verbs:
+    if "delete" in kind.access.verbs:
         assert api.delete(location).status_code == 202
         assert api.get(location).status_code == 404
     else:

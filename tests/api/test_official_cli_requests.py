@@ -92,7 +92,13 @@ def test_user_lookup_by_email_finds_the_user_whatever_the_case(run_async: RunAsy
         storage = await open_storage(None, tmp_path)
         try:
             # Users join by invitation; this engine is given a PUT for them to set one up directly.
-            engine = Engine(storage, {**REGISTRY, "user": replace(REGISTRY["user"], verbs=CRUD_VERBS)})
+            engine = Engine(
+                storage,
+                {
+                    **REGISTRY,
+                    "user": replace(REGISTRY["user"], access=replace(REGISTRY["user"].access, verbs=CRUD_VERBS)),
+                },
+            )
             await engine.upsert(RequestInfo(kind="org"), {"name": "acme"})
             user = {"name": "ada@example.com", "email": "ada@example.com"}
             await engine.upsert(RequestInfo(kind="user", org="acme", name="ada@example.com"), user)

@@ -110,7 +110,7 @@ def test_the_shipped_files_use_no_html_parsing_eval_or_other_origins() -> None:
 def test_kinds_json_names_every_kind_with_its_scope(server: ServerProcess) -> None:
     listed = httpx.get(f"{server.url}/console/kinds.json").json()["kinds"]
     assert [(k["name"], k["scope"], set(k["verbs"]), set(k["serverFields"]), k["sealed"]) for k in listed] == [
-        (k.name, k.scope, k.verbs, k.server_fields, list(k.sealed)) for k in KINDS
+        (k.name, k.scope, k.access.verbs, k.schema.server_fields, list(k.schema.sealed)) for k in KINDS
     ]
 
 

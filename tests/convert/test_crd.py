@@ -161,7 +161,7 @@ def test_a_secret_never_carries_its_values_and_the_list_of_sealed_fields_follows
     from plinth.convert.crd import SEALED
     from plinth.kinds import KINDS
 
-    assert {kind.name: frozenset(kind.sealed) for kind in KINDS if kind.sealed} == SEALED
+    assert {kind.name: frozenset(kind.schema.sealed) for kind in KINDS if kind.schema.sealed} == SEALED
     revealed = {**d.SECRETS["items"][1], "data": {"payload": "CANARY-crd", "encoding": "plain"}}
     crd = to_crd(revealed, "acme")
     assert "data" not in crd and "CANARY-crd" not in str(crd)

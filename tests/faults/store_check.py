@@ -91,7 +91,7 @@ def check_documents_match_their_rows(snapshot: Snapshot) -> None:
     for key, row in snapshot.records.items():
         doc = row.doc
         kind = REGISTRY.get(key[1])
-        named = doc.get("id") if kind is not None and kind.addressed_by_id else doc.get("name")
+        named = doc.get("id") if kind is not None and kind.schema.addressed_by_id else doc.get("name")
         assert (doc.get("kind"), named, doc.get("id"), doc.get("version")) == (
             key[1],
             key[3],

@@ -80,4 +80,4 @@ def status_of(
 ) -> dict[str, Any]:
     ctx = context(resolved)
     item = accept(spec, ctx=ctx, **kwargs)
-    return DOMAIN.compute_status(item, ctx)
+    return DOMAIN.status.compute(item, ctx)

@@ -16,12 +16,20 @@ from plinth.kinds.permissions import implied_closure
 
 def test_declaration() -> None:
     assert REGISTRY["agent"] is AGENT
-    assert (AGENT.scope, AGENT.spec_model, AGENT.top_level_model, AGENT.verbs) == ("org", None, None, CRUD_VERBS)
-    assert AGENT.permissions is PERMISSIONS["agent"].permissions
-    assert set(AGENT.permissions) == {"create", "delete", "edit", "manage", "use", "view"}
+    assert (AGENT.scope, AGENT.schema.spec_model, AGENT.schema.top_level_model, AGENT.access.verbs) == (
+        "org",
+        None,
+        None,
+        CRUD_VERBS,
+    )
+    assert AGENT.access.permissions is PERMISSIONS["agent"].permissions
+    assert set(AGENT.access.permissions) == {"create", "delete", "edit", "manage", "use", "view"}
     assert implied_closure("agent", ["use"]) == {"use", "view"}
-    assert (AGENT.terraform_resource, AGENT.text_columns) == ("cpln_agent", ("NAME", "DESCRIPTION", "CREATED", "TAGS"))
-    assert [a.operation_id for a in AGENT.actions] == ["getAgentInfo"] and AGENT.shown_once is not None
+    assert (AGENT.presentation.terraform_resource, AGENT.presentation.text_columns) == (
+        "cpln_agent",
+        ("NAME", "DESCRIPTION", "CREATED", "TAGS"),
+    )
+    assert [a.operation_id for a in AGENT.actions] == ["getAgentInfo"] and AGENT.lifecycle.shown_once is not None
 
 
 def test_what_cpln_agent_create_sends() -> None:

@@ -15,15 +15,18 @@ from plinth.kinds.base import CRUD_VERBS
 
 def test_declaration() -> None:
     assert REGISTRY["auditctx"] is AUDITCTX
-    assert (AUDITCTX.scope, AUDITCTX.spec_model, AUDITCTX.top_level_model) == ("org", None, None)
-    assert AUDITCTX.verbs == CRUD_VERBS - {"delete"}  # never deleted: a DELETE is a 405
-    assert AUDITCTX.permissions is PERMISSIONS["auditctx"].permissions and "delete" not in AUDITCTX.permissions
-    assert AUDITCTX.builtin_is_read_only and AUDITCTX.server_fields == frozenset({"origin"})
-    assert (AUDITCTX.terraform_resource, AUDITCTX.text_columns) == (
+    assert (AUDITCTX.scope, AUDITCTX.schema.spec_model, AUDITCTX.schema.top_level_model) == ("org", None, None)
+    assert AUDITCTX.access.verbs == CRUD_VERBS - {"delete"}  # never deleted: a DELETE is a 405
+    assert (
+        AUDITCTX.access.permissions is PERMISSIONS["auditctx"].permissions
+        and "delete" not in AUDITCTX.access.permissions
+    )
+    assert AUDITCTX.lifecycle.builtin_is_read_only and AUDITCTX.schema.server_fields == frozenset({"origin"})
+    assert (AUDITCTX.presentation.terraform_resource, AUDITCTX.presentation.text_columns) == (
         "cpln_audit_context",
         ("NAME", "DESCRIPTION", "ORIGIN", "TAGS"),
     )
-    assert "origin" in AUDITCTX.query_properties and BUILTIN_CONTEXT == "cpln"
+    assert "origin" in AUDITCTX.presentation.query_properties and BUILTIN_CONTEXT == "cpln"
 
 
 def test_what_cpln_auditctx_create_sends() -> None:

@@ -27,22 +27,22 @@ ARN = "arn:aws:iam::123456789012:role/cpln-acme"
 
 def test_declaration() -> None:
     assert REGISTRY["cloudaccount"] is CLOUDACCOUNT
-    assert (CLOUDACCOUNT.scope, CLOUDACCOUNT.spec_model, CLOUDACCOUNT.verbs) == ("org", None, CRUD_VERBS)
-    assert CLOUDACCOUNT.immutable == ("provider",)
-    assert CLOUDACCOUNT.permissions is PERMISSIONS["cloudaccount"].permissions
-    assert (CLOUDACCOUNT.terraform_resource, CLOUDACCOUNT.text_columns) == (
+    assert (CLOUDACCOUNT.scope, CLOUDACCOUNT.schema.spec_model, CLOUDACCOUNT.access.verbs) == ("org", None, CRUD_VERBS)
+    assert CLOUDACCOUNT.schema.immutable == ("provider",)
+    assert CLOUDACCOUNT.access.permissions is PERMISSIONS["cloudaccount"].permissions
+    assert (CLOUDACCOUNT.presentation.terraform_resource, CLOUDACCOUNT.presentation.text_columns) == (
         "cpln_cloud_account",
         ("NAME", "DESCRIPTION", "PROVIDER", "INFO", "CREATED", "TAGS"),
     )
-    assert "provider" in CLOUDACCOUNT.query_properties
+    assert "provider" in CLOUDACCOUNT.presentation.query_properties
     assert [a.operation_id for a in CLOUDACCOUNT.actions] == ["getCloudaccountInstructions"]
 
 
 def test_permissions_of_kinds_md_5_2() -> None:
-    assert set(CLOUDACCOUNT.permissions) == {"browse", "create", "delete", "edit", "manage", "view"}
+    assert set(CLOUDACCOUNT.access.permissions) == {"browse", "create", "delete", "edit", "manage", "view"}
     assert implied_closure("cloudaccount", ["edit"]) == {"edit", "browse", "view"}
     assert implied_closure("cloudaccount", ["browse"]) == {"browse", "view"}
-    assert implied_closure("cloudaccount", ["manage"]) == set(CLOUDACCOUNT.permissions)
+    assert implied_closure("cloudaccount", ["manage"]) == set(CLOUDACCOUNT.access.permissions)
 
 
 def test_what_cpln_cloudaccount_create_aws_sends() -> None:

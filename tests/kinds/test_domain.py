@@ -17,9 +17,9 @@ DEFAULT_TLS = {"minProtocolVersion": "TLSV1_2", "cipherSuites": list(DEFAULT_CIP
 
 def test_registered_as_org_scoped_domain() -> None:
     assert REGISTRY["domain"] is DOMAIN
-    assert (DOMAIN.name, DOMAIN.scope, DOMAIN.title) == ("domain", "org", "Domain")
-    assert set(DOMAIN.permissions) == {"create", "delete", "edit", "manage", "view"}
-    assert {"spec.dnsMode", "spec.gvcLink", "name"} <= set(DOMAIN.query_properties)
+    assert (DOMAIN.name, DOMAIN.scope, DOMAIN.presentation.title) == ("domain", "org", "Domain")
+    assert set(DOMAIN.access.permissions) == {"create", "delete", "edit", "manage", "view"}
+    assert {"spec.dnsMode", "spec.gvcLink", "name"} <= set(DOMAIN.presentation.query_properties)
 
 
 def test_cipher_suite_enum_has_21_members_and_8_defaults() -> None:
@@ -401,7 +401,7 @@ def test_header_names_must_be_tokens() -> None:
     ],
 )
 def test_valid_names(name: str) -> None:
-    assert DOMAIN.name_rule(name) is None
+    assert DOMAIN.schema.name_rule(name) is None
 
 
 def test_longest_name_is_accepted_without_a_description() -> None:
@@ -433,7 +433,7 @@ def test_longest_name_is_accepted_with_a_description() -> None:
     ],
 )
 def test_invalid_names(name: str, message: str) -> None:
-    problem = DOMAIN.name_rule(name)
+    problem = DOMAIN.schema.name_rule(name)
     assert problem is not None and message in problem
     _, errors = build({}, name=name)
     assert ("name", problem) in [(e.path, e.message) for e in errors]
@@ -461,7 +461,7 @@ def test_references_list_every_link_with_its_path() -> None:
             ],
         }
     )
-    refs = {(r.path, r.link, tuple(sorted(r.kinds or ())), r.must_exist) for r in DOMAIN.references(item, ORG)}
+    refs = {(r.path, r.link, tuple(sorted(r.kinds or ())), r.must_exist) for r in DOMAIN.rules.references(item, ORG)}
     base = "spec.ports[0]"
     assert refs == {
         (f"{base}.routes[0].workloadLink", wl("web"), ("workload",), False),
@@ -475,14 +475,14 @@ def test_references_list_every_link_with_its_path() -> None:
 
 def test_gvc_link_reference_must_exist() -> None:
     item = accept({"gvcLink": "//gvc/prod"})
-    assert [(r.path, r.link, r.kinds, r.must_exist) for r in DOMAIN.references(item, ORG)] == [
+    assert [(r.path, r.link, r.kinds, r.must_exist) for r in DOMAIN.rules.references(item, ORG)] == [
         ("spec.gvcLink", "//gvc/prod", frozenset({"gvc"}), True)
     ]
 
 
 def test_replica_direct_workload_link_is_a_reference() -> None:
     item = accept({"workloadLink": wl("db"), "ports": [{"routes": [route(workload="db")]}]})
-    refs = DOMAIN.references(item, ORG)
+    refs = DOMAIN.rules.references(item, ORG)
     assert ("spec.workloadLink", wl("db"), False) in [(r.path, r.link, r.must_exist) for r in refs]
     # One GVC reference, however many workload links point into it.
     assert [r.link for r in refs if r.kinds == frozenset({"gvc"})] == [f"/org/{ORG}/gvc/prod"]
@@ -490,5 +490,5 @@ def test_replica_direct_workload_link_is_a_reference() -> None:
 
 def test_foreign_org_workload_adds_no_gvc_reference() -> None:
     item = accept({"ports": [{"routes": [{"prefix": "/", "workloadLink": "/org/other/gvc/g/workload/w"}]}]})
-    refs = DOMAIN.references(item, ORG)
+    refs = DOMAIN.rules.references(item, ORG)
     assert [r.kinds for r in refs] == [frozenset({"workload"})]

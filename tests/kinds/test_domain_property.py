@@ -134,4 +134,4 @@ def test_stored_domain_is_a_fixed_point(body: tuple[str, dict[str, Any], dict[st
     again, errors_again = build_candidate(DOMAIN, stored, None, context(), name)
     assert errors_again == []
     assert again == stored
-    assert DOMAIN.compute_status(again, context()) == DOMAIN.compute_status(stored, context())
+    assert DOMAIN.status.compute(again, context()) == DOMAIN.status.compute(stored, context())

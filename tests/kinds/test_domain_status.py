@@ -203,8 +203,8 @@ def test_status_is_a_pure_function_of_item_and_context() -> None:
     ctx = context({PROD: gvc_item()})
     item = accept({"ports": [{"routes": [route()]}]}, ctx=ctx)
     snapshot = repr(item)
-    first = DOMAIN.compute_status(item, ctx)
-    assert DOMAIN.compute_status(item, ctx) == first
+    first = DOMAIN.status.compute(item, ctx)
+    assert DOMAIN.status.compute(item, ctx) == first
     assert repr(item) == snapshot
 
 

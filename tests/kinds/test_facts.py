@@ -26,7 +26,7 @@ def test_the_table_reads_as_the_registry() -> None:
     assert set(kindfacts.KINDS) == {kind.name for kind in KINDS}
     assert {kind.name for kind in KINDS if kind.scope == "gvc"} == kindfacts.GVC_SCOPED
     assert {kindfacts.PLURALS[plural(kind)] for kind in kindfacts.KINDS} == set(kindfacts.KINDS)
-    assert all(kindfacts.SHORT_NAMES[short] == kind.name for kind in KINDS for short in kind.short_names)
+    assert all(kindfacts.SHORT_NAMES[short] == kind.name for kind in KINDS for short in kind.presentation.short_names)
 
 
 def test_plurals_follow_english() -> None:

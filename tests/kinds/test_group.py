@@ -80,19 +80,19 @@ def test_links_to_other_kinds_or_orgs_are_left_to_the_engine_reference_check() -
     links = ["//group/admins", "/org/other/user/ada@example.com", "not-a-link"]
     item, errors = write(GROUP, {"memberLinks": links}, "core")
     assert errors == []
-    refs = GROUP.references(item, ORG)
+    refs = GROUP.rules.references(item, ORG)
     assert [(r.path, r.link) for r in refs] == [(f"memberLinks[{i}]", link) for i, link in enumerate(links)]
     assert {r.kinds for r in refs} == {frozenset({"user", "serviceaccount"})}
 
 
 def test_references_need_not_exist_so_cpln_apply_may_write_groups_before_members() -> None:
     item = stored(GROUP, MAXIMAL, "core")
-    refs = GROUP.references(item, ORG)
+    refs = GROUP.rules.references(item, ORG)
     assert [(r.path, r.link, r.must_exist) for r in refs] == [
         ("memberLinks[0]", "//user/ada@example.com", False),
         ("memberLinks[1]", f"/org/{ORG}/serviceaccount/ci", False),
     ]
-    assert GROUP.references(stored(GROUP, {}, "empty"), ORG) == []
+    assert GROUP.rules.references(stored(GROUP, {}, "empty"), ORG) == []
 
 
 @pytest.mark.parametrize(
@@ -192,12 +192,16 @@ def test_several_errors_at_once_with_their_paths() -> None:
 
 
 def test_status_is_empty() -> None:
-    assert GROUP.compute_status(stored(GROUP, MAXIMAL, "core"), CTX) == {}
+    assert GROUP.status.compute(stored(GROUP, MAXIMAL, "core"), CTX) == {}
 
 
 def test_declaration() -> None:
     assert REGISTRY["group"] is GROUP
-    assert (GROUP.scope, GROUP.title, GROUP.server_fields) == ("org", "Group", frozenset({"origin"}))
-    assert GROUP.droppable_server_lists == frozenset()
-    assert "origin" in GROUP.query_properties
-    assert set(GROUP.permissions) == {"create", "delete", "edit", "manage", "view"}
+    assert (GROUP.scope, GROUP.presentation.title, GROUP.schema.server_fields) == (
+        "org",
+        "Group",
+        frozenset({"origin"}),
+    )
+    assert GROUP.schema.droppable_server_lists == frozenset()
+    assert "origin" in GROUP.presentation.query_properties
+    assert set(GROUP.access.permissions) == {"create", "delete", "edit", "manage", "view"}

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from plinth.engine.dependencies import dependants_of
 from plinth.engine.pipeline import build_candidate, strip_server_owned
 from plinth.errors import FieldError
 from plinth.kinds import REGISTRY
@@ -113,18 +114,18 @@ def test_no_alias_without_an_id() -> None:
 
 def test_status_is_an_empty_object() -> None:
     item, _ = write(copy.deepcopy(MAXIMAL_SPEC))
-    assert GVC.compute_status(item, CTX) == {}
+    assert GVC.status.compute(item, CTX) == {}
 
 
 def test_declaration() -> None:
     assert REGISTRY["gvc"] is GVC
-    assert (GVC.scope, GVC.title, GVC.server_fields) == ("org", "GVC", frozenset({"alias"}))
-    assert {"id", "name", "alias", "spec.staticPlacement.locationLinks"} <= set(GVC.query_properties)
+    assert (GVC.scope, GVC.presentation.title, GVC.schema.server_fields) == ("org", "GVC", frozenset({"alias"}))
+    assert {"id", "name", "alias", "spec.staticPlacement.locationLinks"} <= set(GVC.presentation.query_properties)
 
 
 def test_references_cover_every_link_and_only_locations_must_exist() -> None:
     item, _ = write(copy.deepcopy(MAXIMAL_SPEC))
-    refs = GVC.references(item, "acme")
+    refs = GVC.rules.references(item, "acme")
     assert [(r.path, r.link, r.kinds) for r in refs] == [
         ("spec.staticPlacement.locationLinks[0]", "//location/aws-us-east-1", frozenset({"location"})),
         ("spec.staticPlacement.locationLinks[1]", "/org/acme/location/gcp-us-east1", frozenset({"location"})),
@@ -140,7 +141,7 @@ def test_references_cover_every_link_and_only_locations_must_exist() -> None:
 
 def test_an_empty_gvc_holds_no_references() -> None:
     item, _ = write()
-    assert GVC.references(item, "acme") == []
+    assert GVC.rules.references(item, "acme") == []
 
 
 def test_load_balancer_defaults_fill_only_a_sent_block() -> None:
@@ -343,17 +344,18 @@ def test_a_gvc_may_be_placed_only_in_enabled_locations() -> None:
         "/org/acme/location/aws-us-east-1": _location("aws-us-east-1", True),
         "/org/acme/location/gcp-us-east1": _location("gcp-us-east1", False),
     }
-    found = GVC.validate_resolved(item, replace(CTX, resolved=resolved))
+    found = GVC.rules.validate_resolved(item, replace(CTX, resolved=resolved))
     assert [(e.path, e.message.split(";")[0]) for e in found] == [
         ("spec.staticPlacement.locationLinks[1]", "location 'gcp-us-east1' is disabled")
     ]
     resolved["/org/acme/location/gcp-us-east1"] = _location("gcp-us-east1", True)
-    assert GVC.validate_resolved(item, replace(CTX, resolved=resolved)) == []
+    assert GVC.rules.validate_resolved(item, replace(CTX, resolved=resolved)) == []
 
 
 def test_locations_must_exist_and_the_gvc_protects_them_and_follows_queries() -> None:
-    assert GVC.protects == frozenset({"location"})
-    assert GVC.query_inputs == {"location": "spec.staticPlacement.locationQuery"}
+    assert GVC.rules.protects == frozenset({"location"})
+    # What a GVC's locationQuery selects is followed: the statuses reading placements say so.
+    assert dependants_of(REGISTRY, "location").selectors == (("gvc", "spec.staticPlacement.locationQuery"),)
 
 
 def test_where_a_gvc_is_placed_is_what_the_engine_resolved_else_its_links() -> None:

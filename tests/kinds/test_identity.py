@@ -67,11 +67,19 @@ PRIVATE_LINK = {"awsPrivateLink": {"endpointServiceName": "com.amazonaws.vpce.x"
 
 def test_declaration() -> None:
     assert REGISTRY["identity"] is IDENTITY
-    assert (IDENTITY.scope, IDENTITY.verbs, IDENTITY.spec_model) == ("gvc", CRUD_VERBS, None)
-    assert IDENTITY.permissions is PERMISSIONS["identity"].permissions and "use" in IDENTITY.permissions
-    assert IDENTITY.terraform_resource == "cpln_identity"
-    assert IDENTITY.text_columns == ("NAME", "DESCRIPTION", "GVC", "LOCAL NAME", "CREATED", "PROVIDERS", "TAGS")
-    assert {"gvc", "aws.cloudAccountLink", "ngs.cloudAccountLink"} <= set(IDENTITY.query_properties)
+    assert (IDENTITY.scope, IDENTITY.access.verbs, IDENTITY.schema.spec_model) == ("gvc", CRUD_VERBS, None)
+    assert IDENTITY.access.permissions is PERMISSIONS["identity"].permissions and "use" in IDENTITY.access.permissions
+    assert IDENTITY.presentation.terraform_resource == "cpln_identity"
+    assert IDENTITY.presentation.text_columns == (
+        "NAME",
+        "DESCRIPTION",
+        "GVC",
+        "LOCAL NAME",
+        "CREATED",
+        "PROVIDERS",
+        "TAGS",
+    )
+    assert {"gvc", "aws.cloudAccountLink", "ngs.cloudAccountLink"} <= set(IDENTITY.presentation.query_properties)
     assert IDENTITY.example is not None and IDENTITY.example.gvc == "g{n}"
 
 
@@ -262,7 +270,7 @@ def test_schema_errors_in_several_blocks_come_back_together() -> None:
 
 def test_references_name_every_link_and_none_need_exist() -> None:
     item = stored(MAXIMAL)
-    refs = IDENTITY.references(item, ORG)
+    refs = IDENTITY.rules.references(item, ORG)
     assert [(r.path, r.kinds, r.must_exist) for r in refs] == [
         ("aws.cloudAccountLink", frozenset({"cloudaccount"}), False),
         ("gcp.cloudAccountLink", frozenset({"cloudaccount"}), False),
@@ -273,7 +281,7 @@ def test_references_name_every_link_and_none_need_exist() -> None:
         ("memcacheAccess[0].clusterLink", frozenset({"memcachecluster"}), False),
         ("spicedbAccess[0].clusterLink", frozenset({"spicedbcluster"}), False),
     ]
-    assert IDENTITY.references(stored({}), ORG) == []
+    assert IDENTITY.rules.references(stored({}), ORG) == []
 
 
 @pytest.mark.parametrize(
@@ -296,9 +304,9 @@ def test_links_to_org_scoped_kinds_name_no_gvc(link: str, expected: list[str]) -
 
 def test_status_names_the_object_and_says_no_policy_is_applied() -> None:
     item = stored(MAXIMAL)
-    status = IDENTITY.compute_status(item, CTX)
+    status = IDENTITY.status.compute(item, CTX)
     assert list(status) == ["objectName", "aws", "gcp", "azure"]
     assert status["objectName"] == gvc_alias(ID) and len(status["objectName"]) == 13
     assert status["aws"] == {"usable": False, "lastError": status["gcp"]["lastError"]}
     assert "not applied" in status["aws"]["lastError"]
-    assert IDENTITY.compute_status(stored({}), CTX) == {"objectName": gvc_alias(ID)}
+    assert IDENTITY.status.compute(stored({}), CTX) == {"objectName": gvc_alias(ID)}

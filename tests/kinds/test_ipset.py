@@ -11,7 +11,7 @@ import pytest
 from plinth.engine.pipeline import build_candidate, strip_server_owned
 from plinth.errors import FieldError
 from plinth.kinds import PERMISSIONS, REGISTRY
-from plinth.kinds.base import CRUD_VERBS, Item, KindContext
+from plinth.kinds.base import CRUD_VERBS, Item, KindContext, ReadsLinked
 from plinth.kinds.ipset import IPSET
 
 ORG = "acme"
@@ -39,13 +39,13 @@ def paths(spec: Any) -> list[str]:
 
 def test_declaration() -> None:
     assert REGISTRY["ipset"] is IPSET
-    assert (IPSET.scope, IPSET.verbs, IPSET.spec_required) == ("org", CRUD_VERBS, False)
-    assert IPSET.permissions is PERMISSIONS["ipset"].permissions
-    assert (IPSET.terraform_resource, IPSET.text_columns) == (
+    assert (IPSET.scope, IPSET.access.verbs, IPSET.schema.spec_required) == ("org", CRUD_VERBS, False)
+    assert IPSET.access.permissions is PERMISSIONS["ipset"].permissions
+    assert (IPSET.presentation.terraform_resource, IPSET.presentation.text_columns) == (
         "cpln_ipset",
         ("NAME", "DESCRIPTION", "LINK", "LOCATIONS", "TAGS"),
     )
-    assert IPSET.status_inputs == frozenset({"workload", "gvc"})
+    assert IPSET.status.reads(ReadsLinked) == (ReadsLinked(frozenset({"workload", "gvc"})),)
 
 
 def test_no_spec_is_an_empty_spec() -> None:
@@ -102,7 +102,7 @@ def test_references_are_the_link_and_every_location_as_full_links() -> None:
     item, _ = write(
         {"spec": {"link": "//gvc/prod", "locations": [{"name": "aws-us-west-2"}, {"name": "//location/b"}]}}
     )
-    refs = IPSET.references(item, ORG)
+    refs = IPSET.rules.references(item, ORG)
     assert [(r.path, r.link, r.kinds, r.must_exist) for r in refs] == [
         ("spec.link", "//gvc/prod", frozenset({"workload", "gvc"}), False),
         ("spec.locations[0].name", f"/org/{ORG}/location/aws-us-west-2", frozenset({"location"}), False),
@@ -118,7 +118,7 @@ def status(link: str | None, target: Item | None) -> dict[str, Any]:
     item, errors = write({"spec": spec})
     assert errors == []
     ctx = KindContext(org=ORG, now=CTX.now, resolved={link: target} if link else {})
-    return IPSET.compute_status(item, ctx)
+    return IPSET.status.compute(item, ctx)
 
 
 def direct(enabled: bool, ip_set: str | None) -> Item:

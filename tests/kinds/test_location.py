@@ -80,7 +80,7 @@ def test_a_builtin_location_carries_its_catalog_tags_and_geo() -> None:
         "cpln/country": "United States",
         "cpln/continent": "North America",
     }
-    status = LOCATION.compute_status(item, CTX)
+    status = LOCATION.status.compute(item, CTX)
     assert status == {"geo": BUILTIN_LOCATIONS["gcp-us-east1"].geo(), "ipRanges": []}
 
 
@@ -126,7 +126,7 @@ def test_a_byok_location_as_the_official_cli_creates_it() -> None:
     assert errors == []
     assert (item["origin"], item["provider"], item["spec"]) == ("custom", "byok", {"enabled": True})
     assert "region" not in item and item["description"] == "basement"
-    assert LOCATION.compute_status(item, CTX) == {}
+    assert LOCATION.status.compute(item, CTX) == {}
 
 
 def test_provider_defaults_to_byok_and_origin_is_the_servers() -> None:
@@ -170,27 +170,31 @@ def test_a_byok_location_keeps_its_provider() -> None:
 
 
 def test_disabling_is_the_change_a_gvc_placed_there_would_not_survive() -> None:
-    assert LOCATION.protected_change is not None
+    assert LOCATION.rules.protected_change is not None
     on, off = builtin(), {**builtin(), "spec": {"enabled": False}}
-    assert LOCATION.protected_change(off, on) == "disabled"
-    assert LOCATION.protected_change(on, off) is None
-    assert LOCATION.protected_change({**on, "description": "x"}, on) is None
-    assert "location" in REGISTRY["gvc"].protects
+    assert LOCATION.rules.protected_change(off, on) == "disabled"
+    assert LOCATION.rules.protected_change(on, off) is None
+    assert LOCATION.rules.protected_change({**on, "description": "x"}, on) is None
+    assert "location" in REGISTRY["gvc"].rules.protects
 
 
 def test_declaration() -> None:
     assert REGISTRY["location"] is LOCATION
-    assert (LOCATION.scope, LOCATION.server_fields, LOCATION.immutable) == ("org", {"origin"}, ("provider", "region"))
-    assert {"origin", "provider", "region"} <= set(LOCATION.query_properties)
-    assert LOCATION.terraform_resource == "cpln_location"
-    assert LOCATION.verbs >= {"get", "list", "create", "patch", "replace", "delete"}
+    assert (LOCATION.scope, LOCATION.schema.server_fields, LOCATION.schema.immutable) == (
+        "org",
+        {"origin"},
+        ("provider", "region"),
+    )
+    assert {"origin", "provider", "region"} <= set(LOCATION.presentation.query_properties)
+    assert LOCATION.presentation.terraform_resource == "cpln_location"
+    assert LOCATION.access.verbs >= {"get", "list", "create", "patch", "replace", "delete"}
     assert LOCATION.example is not None
 
 
 def test_permissions_follow_the_documented_table_and_delete_needs_manage() -> None:
-    assert set(LOCATION.permissions) == {"create", "edit", "manage", "use", "view"}
+    assert set(LOCATION.access.permissions) == {"create", "edit", "manage", "use", "view"}
     assert implied_closure("location", ["manage"]) == {"create", "edit", "manage", "use", "view"}
     assert implied_closure("location", ["use"]) == {"use", "view"}
     assert implied_closure("location", ["edit"]) == {"edit", "view"}
-    assert LOCATION.delete_permission == "manage"
-    assert REGISTRY["gvc"].delete_permission == "delete"
+    assert LOCATION.access.delete_permission == "manage"
+    assert REGISTRY["gvc"].access.delete_permission == "delete"

@@ -99,7 +99,7 @@ def test_maximal_org_is_stored_exactly_as_sent() -> None:
 
 def test_status_names_the_account_and_endpoint_prefix_after_the_org() -> None:
     item, _ = write(name="globex")
-    assert ORG.compute_status(item, CTX) == {
+    assert ORG.status.compute(item, CTX) == {
         "accountLink": "/account/globex",
         "active": True,
         "endpointPrefix": "globex",
@@ -108,9 +108,9 @@ def test_status_names_the_account_and_endpoint_prefix_after_the_org() -> None:
 
 def test_declaration_orgs_are_root_scoped_and_never_deleted() -> None:
     assert REGISTRY["org"] is ORG
-    assert ORG.scope == "root" and ORG.title == "Org"
-    assert ORG.verbs == CRUD_VERBS - {"delete"}
-    assert {"id", "name", "spec.sessionTimeoutSeconds"} <= set(ORG.query_properties)
+    assert ORG.scope == "root" and ORG.presentation.title == "Org"
+    assert ORG.access.verbs == CRUD_VERBS - {"delete"}
+    assert {"id", "name", "spec.sessionTimeoutSeconds"} <= set(ORG.presentation.query_properties)
 
 
 @pytest.mark.parametrize(

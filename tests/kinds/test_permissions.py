@@ -27,14 +27,14 @@ def test_the_table_covers_exactly_the_targetable_kinds() -> None:
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
 def test_every_served_kind_takes_its_permissions_from_the_table(kind: KindSpec) -> None:
     entry = PERMISSIONS[kind.name]
-    assert kind.permissions is entry.permissions
-    assert kind.implied is entry.implied
+    assert kind.access.permissions is entry.permissions
+    assert kind.access.implied is entry.implied
 
 
 def test_the_kindspec_default_is_the_basic_set() -> None:
     bare = KindSpec(name="thing", scope="org")
-    assert dict(bare.permissions) == dict(BASIC_PERMISSIONS) == dict(PERMISSIONS["domain"].permissions)
-    assert dict(bare.implied) == dict(BASIC_IMPLIED) == dict(PERMISSIONS["domain"].implied)
+    assert dict(bare.access.permissions) == dict(BASIC_PERMISSIONS) == dict(PERMISSIONS["domain"].permissions)
+    assert dict(bare.access.implied) == dict(BASIC_IMPLIED) == dict(PERMISSIONS["domain"].implied)
 
 
 @pytest.mark.parametrize("kind", ALL)

@@ -198,7 +198,7 @@ def test_permissions_and_principals_are_kept_once_per_binding() -> None:
 
 def test_references_need_not_exist_so_cpln_apply_may_write_policies_before_principals() -> None:
     item = stored(POLICY, MAXIMAL, "deployers")
-    refs = [(r.path, r.link, tuple(sorted(r.kinds or ())), r.must_exist) for r in POLICY.references(item, ORG)]
+    refs = [(r.path, r.link, tuple(sorted(r.kinds or ())), r.must_exist) for r in POLICY.rules.references(item, ORG)]
     principals = ("group", "identity", "serviceaccount", "user")
     assert refs == [
         ("targetLinks[0]", "//gvc/prod/workload/web", ("workload",), False),
@@ -208,7 +208,7 @@ def test_references_need_not_exist_so_cpln_apply_may_write_policies_before_princ
         ("bindings[1].principalLinks[0]", ADA, principals, False),
         ("bindings[1].principalLinks[1]", "//gvc/prod/identity/deployer", principals, False),
     ]
-    assert POLICY.references(stored(POLICY, policy(), "p1"), ORG) == []
+    assert POLICY.rules.references(stored(POLICY, policy(), "p1"), ORG) == []
 
 
 def test_links_to_other_kinds_or_orgs_are_left_to_the_engine_reference_check() -> None:
@@ -217,7 +217,7 @@ def test_links_to_other_kinds_or_orgs_are_left_to_the_engine_reference_check() -
     )
     item, errors = write(POLICY, body, "p1")
     assert errors == []
-    assert [r.path for r in POLICY.references(item, ORG)] == [
+    assert [r.path for r in POLICY.rules.references(item, ORG)] == [
         "targetLinks[0]",
         "targetLinks[1]",
         "bindings[0].principalLinks[0]",
@@ -265,13 +265,17 @@ def test_several_errors_at_once_with_their_paths() -> None:
 
 
 def test_status_is_empty() -> None:
-    assert POLICY.compute_status(stored(POLICY, MAXIMAL, "deployers"), CTX) == {}
+    assert POLICY.status.compute(stored(POLICY, MAXIMAL, "deployers"), CTX) == {}
 
 
 def test_declaration() -> None:
     assert REGISTRY["policy"] is POLICY
-    assert (POLICY.scope, POLICY.title, POLICY.server_fields) == ("org", "Policy", frozenset({"origin"}))
-    assert {"origin", "targetKind"} <= set(POLICY.query_properties)
+    assert (POLICY.scope, POLICY.presentation.title, POLICY.schema.server_fields) == (
+        "org",
+        "Policy",
+        frozenset({"origin"}),
+    )
+    assert {"origin", "targetKind"} <= set(POLICY.presentation.query_properties)
     # docs.controlplane.com/reference/policy, confirmed table.
-    assert set(POLICY.permissions) == {"create", "delete", "edit", "manage", "view"}
-    assert dict(POLICY.implied) == {"edit": ("view",), "manage": ("create", "delete", "edit", "view")}
+    assert set(POLICY.access.permissions) == {"create", "delete", "edit", "manage", "view"}
+    assert dict(POLICY.access.implied) == {"edit": ("view",), "manage": ("create", "delete", "edit", "view")}

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from plinth.engine.pipeline import build_candidate
 from plinth.errors import FieldError
-from plinth.kinds.base import Item, KindContext, KindSpec
+from plinth.kinds.base import Item, KindContext, KindSpec, Rules, Schema
 from plinth.kinds.pruning import parse_path, prune_to_valid, render_path
 from plinth.kinds.spec_model import SpecModel
 from plinth.kinds.validation import validate_model
@@ -39,7 +39,9 @@ def repeated_names(item: Item, old: Item | None, ctx: KindContext) -> list[Field
     return errors
 
 
-KIND = KindSpec(name="thing", scope="org", spec_model=Spec, spec_required=True, validate=repeated_names)
+KIND = KindSpec(
+    name="thing", scope="org", schema=Schema(spec_model=Spec, spec_required=True), rules=Rules(validate=repeated_names)
+)
 
 
 def errors_for(spec: dict[str, Any]) -> list[tuple[str, str]]:

@@ -13,10 +13,10 @@ from plinth.kinds.quota import LIMITING, QUOTA, QUOTAS, exceeded_message, quota_
 
 def test_declaration() -> None:
     assert REGISTRY["quota"] is QUOTA
-    assert (QUOTA.scope, QUOTA.verbs) == ("org", frozenset({"get", "list", "patch"}))
-    assert QUOTA.addressed_by_id and not QUOTA.has_tags and QUOTA.terraform_resource is None
-    assert {"origin", "max", "current", "unit"} <= set(QUOTA.query_properties)
-    assert "delete" not in QUOTA.permissions and QUOTA.implied["edit"] == ("view",)
+    assert (QUOTA.scope, QUOTA.access.verbs) == ("org", frozenset({"get", "list", "patch"}))
+    assert QUOTA.schema.addressed_by_id and not QUOTA.schema.has_tags and QUOTA.presentation.terraform_resource is None
+    assert {"origin", "max", "current", "unit"} <= set(QUOTA.presentation.query_properties)
+    assert "delete" not in QUOTA.access.permissions and QUOTA.access.implied["edit"] == ("view",)
     assert {q.name: (q.counts, q.per_gvc) for q in QUOTAS} == {
         "agents": ("agent", False),
         "domains": ("domain", False),

@@ -28,20 +28,20 @@ def errors_of(kind: str, data: Any) -> dict[str, str]:
 
 def test_declaration() -> None:
     assert REGISTRY["secret"] is SECRET
-    assert (SECRET.scope, SECRET.sealed, SECRET.immutable) == ("org", ("data",), ("type",))
-    assert SECRET.terraform_resource == "cpln_secret"
-    assert SECRET.text_columns == ("NAME", "DESCRIPTION", "TYPE", "CREATED", "TAGS")
-    assert "type" in SECRET.query_properties
+    assert (SECRET.scope, SECRET.schema.sealed, SECRET.schema.immutable) == ("org", ("data",), ("type",))
+    assert SECRET.presentation.terraform_resource == "cpln_secret"
+    assert SECRET.presentation.text_columns == ("NAME", "DESCRIPTION", "TYPE", "CREATED", "TAGS")
+    assert "type" in SECRET.presentation.query_properties
     assert [(a.operation_id, a.method, a.path, a.on_item) for a in SECRET.actions] == [
         ("revealSecret", "GET", "-reveal", True),
         ("listSecretsForType", "GET", "-for/type/{type}", False),
     ]
-    assert SECRET.top_level_model is not None
-    assert set(SECRET.sealed) <= set(SECRET.top_level_model.model_fields)
+    assert SECRET.schema.top_level_model is not None
+    assert set(SECRET.schema.sealed) <= set(SECRET.schema.top_level_model.model_fields)
 
 
 def test_permissions_reveal_comes_with_edit_and_manage_and_gives_view() -> None:
-    assert set(SECRET.permissions) == {"create", "delete", "edit", "manage", "reveal", "use", "view"}
+    assert set(SECRET.access.permissions) == {"create", "delete", "edit", "manage", "reveal", "use", "view"}
     assert implied_closure("secret", ["edit"]) == {"edit", "reveal", "view"}
     assert implied_closure("secret", ["reveal"]) == {"reveal", "view"}
     assert implied_closure("secret", ["use"]) == {"use", "view"}

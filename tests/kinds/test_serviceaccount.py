@@ -101,7 +101,7 @@ def test_several_errors_at_once_with_their_paths() -> None:
 
 
 def test_status_is_empty() -> None:
-    assert SERVICEACCOUNT.compute_status(stored(SERVICEACCOUNT, {}, "ci"), CTX) == {}
+    assert SERVICEACCOUNT.status.compute(stored(SERVICEACCOUNT, {}, "ci"), CTX) == {}
 
 
 @pytest.mark.parametrize(
@@ -128,14 +128,14 @@ def test_add_key_body(body: dict[str, Any], expected: list[str]) -> None:
 
 def test_declaration() -> None:
     assert REGISTRY["serviceaccount"] is SERVICEACCOUNT
-    assert (SERVICEACCOUNT.scope, SERVICEACCOUNT.title) == ("org", "ServiceAccount")
-    assert SERVICEACCOUNT.server_fields == frozenset({"keys", "origin"})
-    assert SERVICEACCOUNT.droppable_server_lists == frozenset({"keys"})
-    assert SERVICEACCOUNT.verbs == CRUD_VERBS
-    assert "origin" in SERVICEACCOUNT.query_properties
+    assert (SERVICEACCOUNT.scope, SERVICEACCOUNT.presentation.title) == ("org", "ServiceAccount")
+    assert SERVICEACCOUNT.schema.server_fields == frozenset({"keys", "origin"})
+    assert SERVICEACCOUNT.schema.droppable_server_lists == frozenset({"keys"})
+    assert SERVICEACCOUNT.access.verbs == CRUD_VERBS
+    assert "origin" in SERVICEACCOUNT.presentation.query_properties
     # docs.controlplane.com/reference/policy, confirmed table.
-    assert dict(SERVICEACCOUNT.permissions).keys() == {"addKey", "create", "delete", "edit", "manage", "view"}
-    assert dict(SERVICEACCOUNT.implied) == {
+    assert dict(SERVICEACCOUNT.access.permissions).keys() == {"addKey", "create", "delete", "edit", "manage", "view"}
+    assert dict(SERVICEACCOUNT.access.implied) == {
         "edit": ("view",),
         "manage": ("addKey", "create", "delete", "edit", "view"),
     }

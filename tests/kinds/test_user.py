@@ -135,15 +135,15 @@ def test_an_update_may_change_idp_and_tags_but_not_the_email() -> None:
 
 
 def test_status_is_empty() -> None:
-    assert USER.compute_status(stored(USER, {"email": ADA}, ADA), CTX) == {}
+    assert USER.status.compute(stored(USER, {"email": ADA}, ADA), CTX) == {}
 
 
 def test_declaration() -> None:
     assert REGISTRY["user"] is USER
-    assert (USER.scope, USER.title, USER.has_description) == ("org", "User", False)
+    assert (USER.scope, USER.presentation.title, USER.schema.has_description) == ("org", "User", False)
     # Invitation creates users; PUT would create a missing one, so it is not a verb either.
-    assert USER.verbs == frozenset({"get", "list", "patch", "delete"})
-    assert USER.server_fields == frozenset()
-    assert {"email", "idp", "id", "name"} <= set(USER.query_properties)
-    assert "description" not in USER.query_properties
-    assert set(USER.permissions) == {"delete", "edit", "impersonate", "invite", "manage", "view"}
+    assert USER.access.verbs == frozenset({"get", "list", "patch", "delete"})
+    assert USER.schema.server_fields == frozenset()
+    assert {"email", "idp", "id", "name"} <= set(USER.presentation.query_properties)
+    assert "description" not in USER.presentation.query_properties
+    assert set(USER.access.permissions) == {"delete", "edit", "impersonate", "invite", "manage", "view"}

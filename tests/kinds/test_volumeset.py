@@ -11,7 +11,7 @@ import pytest
 from plinth.engine.pipeline import build_candidate, strip_server_owned
 from plinth.errors import FieldError
 from plinth.kinds import REGISTRY
-from plinth.kinds.base import Item, KindContext
+from plinth.kinds.base import Item, KindContext, ReadsLinked
 from plinth.kinds.quantity import parse_quantity
 from plinth.kinds.volumeset import VOLUMESET
 
@@ -162,16 +162,16 @@ def test_shared_mount_resources_get_defaults_for_what_is_missing() -> None:
 
 def test_declaration() -> None:
     assert REGISTRY["volumeset"] is VOLUMESET
-    assert (VOLUMESET.scope, VOLUMESET.title) == ("gvc", "VolumeSet")
-    assert VOLUMESET.immutable == ("spec.performanceClass", "spec.fileSystemType")
-    assert VOLUMESET.status_inputs == frozenset({"gvc"})
-    assert {"id", "name", "gvc", "spec.performanceClass"} <= set(VOLUMESET.query_properties)
+    assert (VOLUMESET.scope, VOLUMESET.presentation.title) == ("gvc", "VolumeSet")
+    assert VOLUMESET.schema.immutable == ("spec.performanceClass", "spec.fileSystemType")
+    assert VOLUMESET.status.reads(ReadsLinked) == (ReadsLinked(frozenset({"gvc"})),)
+    assert {"id", "name", "gvc", "spec.performanceClass"} <= set(VOLUMESET.presentation.query_properties)
 
 
 @pytest.mark.parametrize(("spec", "desired"), [(ssd(), 0), (shared(), 1)])
 def test_status_lists_each_parent_location_once(spec: dict[str, Any], desired: int) -> None:
     item, _ = write(spec)
-    assert VOLUMESET.compute_status(item, CTX) == {
+    assert VOLUMESET.status.compute(item, CTX) == {
         "parentId": PARENT["id"],
         "locations": [
             {"name": "aws-us-east-1", "volumes": [], "desiredVolumeCount": desired},
@@ -184,7 +184,7 @@ def test_status_lists_each_parent_location_once(spec: dict[str, Any], desired: i
 def test_status_of_a_set_in_an_unplaced_gvc_has_no_locations() -> None:
     item, _ = write(ssd())
     ctx = KindContext(org="acme", now=CTX.now, gvc="main", parent={"id": "g2", "name": "main", "spec": {}})
-    assert VOLUMESET.compute_status(item, ctx) == {"parentId": "g2", "locations": [], "workloadLinks": []}
+    assert VOLUMESET.status.compute(item, ctx) == {"parentId": "g2", "locations": [], "workloadLinks": []}
 
 
 # --- enums, bounds and syntax ---------------------------------------------------------------

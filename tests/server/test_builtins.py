@@ -97,9 +97,12 @@ def test_a_gvc_stored_before_locations_were_served_keeps_working(store: Storage,
     async def scenario() -> None:
         # The GVC is written as the server did before: locations need not exist.
         def lenient(item: dict[str, Any], org: str) -> list[Reference]:
-            return [replace(ref, must_exist=False) for ref in REGISTRY["gvc"].references(item, org)]
+            return [replace(ref, must_exist=False) for ref in REGISTRY["gvc"].rules.references(item, org)]
 
-        before = Engine(store, {**REGISTRY, "gvc": replace(REGISTRY["gvc"], references=lenient)})
+        before = Engine(
+            store,
+            {**REGISTRY, "gvc": replace(REGISTRY["gvc"], rules=replace(REGISTRY["gvc"].rules, references=lenient))},
+        )
         await before.upsert(RequestInfo(kind="org"), {"name": "acme"})
         placement = {"staticPlacement": {"locationLinks": ["//location/aws-us-east-1", "//location/mars-north-1"]}}
         await before.create(RequestInfo(kind="gvc", org="acme"), {"name": "legacy", "spec": placement})

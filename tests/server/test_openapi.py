@@ -123,7 +123,7 @@ def operations(doc: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]
 
 def prefix(doc: dict[str, Any], kind: KindSpec) -> str:
     """The component stem of a kind, read from the document (its item schema's title)."""
-    (name,) = [n for n, s in doc["components"]["schemas"].items() if s.get("title") == kind.title]
+    (name,) = [n for n, s in doc["components"]["schemas"].items() if s.get("title") == kind.presentation.title]
     return name
 
 
@@ -132,7 +132,7 @@ def prefix(doc: dict[str, Any], kind: KindSpec) -> str:
 
 def expected_operations(kind: KindSpec) -> set[tuple[str, str]]:
     """(path, method) pairs the router serves for ``kind``, from its scope and verbs."""
-    verbs = kind.verbs
+    verbs = kind.access.verbs
     if kind.scope == "root":
         collection, item, org_wide = "/org", "/org/{org}", None
     elif kind.scope == "org":
@@ -141,7 +141,7 @@ def expected_operations(kind: KindSpec) -> set[tuple[str, str]]:
         collection = f"/org/{{org}}/gvc/{{gvc}}/{kind.name}"
         item, org_wide = f"{collection}/{{name}}", f"/org/{{org}}/{kind.name}"
     out = {(item + "/-eventlog", "get"), (item + "/-accessreport", "get")}
-    if kind.permissions:
+    if kind.access.permissions:
         out.add((f"/org/{{org}}/{kind.name}/-schema/permissions", "get"))
     for action in kind.actions:
         out.add((f"{item if action.on_item else collection}/{action.path}", action.method.lower()))
@@ -197,7 +197,12 @@ def test_every_list_and_query_documents_its_watch(doc: dict[str, Any]) -> None:
 
 def test_a_kind_with_fewer_verbs_gets_fewer_operations() -> None:
     base = next(k for k in REGISTRY.values() if k.scope == "gvc")
-    widget = replace(base, name="widget", title="Widget", verbs=frozenset({"get", "list"}))
+    widget = replace(
+        base,
+        name="widget",
+        presentation=replace(base.presentation, title="Widget"),
+        access=replace(base.access, verbs=frozenset({"get", "list"})),
+    )
     built = build_document({**REGISTRY, "widget": widget})
     validate_spec(built)
     documented = {(p, m) for p, m, op in operations(built) if op.get("x-plinth-kind") == "widget"}
@@ -253,7 +258,9 @@ def test_a_gvc_scoped_kind_gets_its_declared_actions_under_its_gvc() -> None:
         handler=_unserved,
         on_item=True,
     )
-    widget = replace(base, name="widget", title="Widget", actions=(poke, probe))
+    widget = replace(
+        base, name="widget", presentation=replace(base.presentation, title="Widget"), actions=(poke, probe)
+    )
     built = build_document({**REGISTRY, "widget": widget})
     validate_spec(built)  # every {param} of a path is declared
     documented = {(p, m) for p, m, op in operations(built) if op.get("x-plinth-kind") == "widget"}
@@ -267,7 +274,10 @@ def test_the_bytes_are_computed_once_per_registry() -> None:
     first = openapi_document(REGISTRY)
     assert openapi_document(REGISTRY) is first
     assert openapi_document(dict(REGISTRY)) is first  # the same declarations
-    widget = replace(next(iter(REGISTRY.values())), name="widget", title="Widget", scope="org")
+    first_kind = next(iter(REGISTRY.values()))
+    widget = replace(
+        first_kind, name="widget", presentation=replace(first_kind.presentation, title="Widget"), scope="org"
+    )
     grown = openapi_document({**REGISTRY, "widget": widget})
     assert grown is not first and b"/org/{org}/widget" in grown
 
@@ -278,11 +288,11 @@ def test_operation_ids_are_unique_and_readable(doc: dict[str, Any]) -> None:
     assert all(i[0].islower() and i.isalnum() for i in ids)
     for kind in REGISTRY.values():
         cap = kind.name.capitalize()
-        if "get" in kind.verbs:
+        if "get" in kind.access.verbs:
             assert f"get{cap}" in ids
-        if "create" in kind.verbs:
+        if "create" in kind.access.verbs:
             assert f"create{cap}" in ids
-        if "list" in kind.verbs and kind.scope != "root":
+        if "list" in kind.access.verbs and kind.scope != "root":
             assert f"query{cap}" in ids
         assert f"get{cap}AccessReport" in ids and f"get{cap}PermissionSchema" in ids
         assert {action.operation_id for action in kind.actions} <= set(ids)
@@ -348,7 +358,7 @@ def test_an_action_without_a_body_documents_none(doc: dict[str, Any]) -> None:
     ``requestBody``, and the check above holds each action to what it declares."""
     base = next(k for k in REGISTRY.values() if k.scope == "org" and not k.actions)
     poke = KindAction(operation_id="pokeWidget", method="POST", path="-poke", summary="Poke", handler=_unserved)
-    widget = replace(base, name="widget", title="Widget", actions=(poke,))
+    widget = replace(base, name="widget", presentation=replace(base.presentation, title="Widget"), actions=(poke,))
     built = build_document({**REGISTRY, "widget": widget})
     validate_spec(built)
     op = built["paths"]["/org/{org}/widget/-poke"]["post"]
@@ -381,7 +391,7 @@ def minimal(doc: dict[str, Any], schema: Any) -> Any:
 
 def example_name(kind: KindSpec) -> str:
     for name in (f"ex-{kind.name}", f"ex-{kind.name}.example.com", f"ex-{kind.name}@example.com"):
-        if kind.name_rule(name) is None:
+        if kind.schema.name_rule(name) is None:
             return name
     raise AssertionError(f"no example name for {kind.name}")
 
@@ -399,7 +409,7 @@ MINIMAL_SPECS: dict[str, dict[str, Any]] = {"workload": {"containers": [{"name":
 
 def creatable(kind: KindSpec) -> bool:
     """Kinds a client can create with a plain write (users arrive by invitation instead)."""
-    return bool({"create", "replace"} & kind.verbs)
+    return bool({"create", "replace"} & kind.access.verbs)
 
 
 def example_bodies(doc: dict[str, Any], kind: KindSpec) -> list[dict[str, Any]]:
@@ -407,7 +417,7 @@ def example_bodies(doc: dict[str, Any], kind: KindSpec) -> list[dict[str, Any]]:
     body: dict[str, Any] = {"name": example_name(kind), **TOP_LEVEL_EXAMPLES.get(kind.name, {})}
     if kind.name == "user":
         body["email"] = body["name"]
-    if kind.spec_model is not None:
+    if kind.schema.spec_model is not None:
         spec_schema = doc["components"]["schemas"][prefix(doc, kind)]["properties"]["spec"]
         body["spec"] = MINIMAL_SPECS.get(kind.name) or minimal(doc, spec_schema)
     bodies = [body]
@@ -436,7 +446,7 @@ def stored_item(kind: KindSpec, body: dict[str, Any]) -> Item:
         version=1,
         created=NOW,
         modified=NOW,
-        status=kind.compute_status(candidate, ctx),
+        status=kind.status.compute(candidate, ctx),
     )
 
 
@@ -444,27 +454,27 @@ def stored_item(kind: KindSpec, body: dict[str, Any]) -> Item:
 def test_items_the_pipeline_builds_match_the_schemas(doc: dict[str, Any], kind: KindSpec) -> None:
     p = prefix(doc, kind)
     for body in example_bodies(doc, kind):
-        if "create" in kind.verbs:
+        if "create" in kind.access.verbs:
             assert list(component(doc, f"{p}Create").iter_errors(body)) == []
         item = stored_item(kind, body)
         assert list(component(doc, p).iter_errors(item)) == []
         # get -> edit -> put round-trips: the whole served item is a valid PUT body.
-        if "replace" in kind.verbs:
+        if "replace" in kind.access.verbs:
             assert list(component(doc, f"{p}Replace").iter_errors(item)) == []
-        if "create" in kind.verbs:
+        if "create" in kind.access.verbs:
             assert list(component(doc, f"{p}Create").iter_errors(client_view(kind, item))) == []
         # ... and a patch that replaces the spec, drops a tag and sets one.
-        if "patch" not in kind.verbs:
+        if "patch" not in kind.access.verbs:
             continue
         patch = {"$replace/spec": item.get("spec"), "$drop/tags": ["team"], "tags": {"x": "y", "n": None}}
         if "spec" not in item:
             del patch["$replace/spec"]
-        if not kind.has_tags:
+        if not kind.schema.has_tags:
             patch = dict(TOP_LEVEL_EXAMPLES.get(kind.name, {}))  # no tags to patch: its own fields
         assert list(component(doc, f"{p}Patch").iter_errors(patch)) == []
 
 
-@pytest.mark.parametrize("kind", [k for k in REGISTRY.values() if k.spec_model], ids=lambda k: k.name)
+@pytest.mark.parametrize("kind", [k for k in REGISTRY.values() if k.schema.spec_model], ids=lambda k: k.name)
 def test_the_spec_schema_rejects_an_unknown_field_like_the_server(doc: dict[str, Any], kind: KindSpec) -> None:
     p = prefix(doc, kind)
     body = example_bodies(doc, kind)[0]
@@ -481,10 +491,10 @@ def test_the_spec_schema_rejects_an_unknown_field_like_the_server(doc: dict[str,
 
 def test_query_bodies_follow_the_kinds_queryable_properties(doc: dict[str, Any]) -> None:
     for kind in REGISTRY.values():
-        if kind.scope == "root" or "list" not in kind.verbs:
+        if kind.scope == "root" or "list" not in kind.access.verbs:
             continue
         check = component(doc, f"{prefix(doc, kind)}Query")
-        term = {"property": kind.query_properties[0], "op": "=", "value": "x"}
+        term = {"property": kind.presentation.query_properties[0], "op": "=", "value": "x"}
         good = {"fetch": "links", "spec": {"match": "any", "terms": [term], "sort": {"by": "name", "order": "desc"}}}
         assert list(check.iter_errors(good)) == []
         assert list(check.iter_errors({"spec": {"terms": [{"property": "spec.a.b", "op": "exists"}]}})) == []
@@ -706,7 +716,7 @@ async def _probe_unserved(doc: dict[str, Any], check: Conformance, gvc_name: str
         for method in METHODS:
             if method not in item:
                 response = await check.client.request(method.upper(), url, json={"name": "probe-x"})
-                refused = (403,) if kind.create_refusal and method == "post" and not url.endswith("}") else ()
+                refused = (403,) if kind.rules.create_refusal and method == "post" and not url.endswith("}") else ()
                 assert response.status_code in (404, 405, *refused), (method, url, response.text)
 
 

@@ -56,7 +56,7 @@ SYSTEM_FIELDS = frozenset(
     }
 )
 #: Fields never written, even when the item holds them (a revealed secret): the kinds'
-#: ``KindSpec.sealed``, from the generated table.
+#: ``KindSpec.schema.sealed``, from the generated table.
 SEALED = {kind: frozenset(fields) for kind, fields in kindfacts.SEALED.items()}
 _K8S_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 

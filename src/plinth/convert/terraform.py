@@ -224,7 +224,7 @@ BODIES: dict[str, Callable[[dict[str, Any]], Body]] = {
     "cloudaccount": cloud_account,
 }
 #: Kind -> (the provider's resource, its body), for every kind that declares a resource
-#: (``KindSpec.terraform_resource``, read from the generated ``plinth.kindfacts``).
+#: (``KindSpec.presentation.terraform_resource``, read from the generated ``plinth.kindfacts``).
 RESOURCES: dict[str, tuple[str, Callable[[dict[str, Any]], Body]]] = {
     kind: (resource, BODIES.get(kind, common)) for kind, resource in TERRAFORM_RESOURCES.items() if resource
 }

@@ -3,7 +3,7 @@ handler may do, implemented once for every kind (it names none).
 
 Reads go through the same access checks as GET (404 before 403); writes through the engine's
 pipeline (``Engine.patch``, ``Engine.create_for_action``); records an item owns are stored
-under it as ``KindSpec.owned_records`` describes (``Key(org, kind, "{gvc}/{name}", id)``), so
+under it as ``KindSpec.lifecycle.owned_records`` describes (``Key(org, kind, "{gvc}/{name}", id)``), so
 deleting the item deletes them (``engine/deletes.py``); the runtime's placement is the one the
 item's status is computed from.
 """
@@ -117,7 +117,7 @@ class EngineActionContext:
         return await listing.query_items(self.engine, self.info, dict(query), limit, None, self.access)
 
     async def reveal(self) -> bytes:
-        if not self.kind.sealed:
+        if not self.kind.schema.sealed:
             raise NotFound(f"This action belongs to kinds with sealed values, not to {self.kind.name}")
         # ``GET .../{name}/-reveal``: the item with its sealed fields, for a caller holding ``reveal``.
         t = self.engine.target(self.info)
@@ -158,7 +158,7 @@ class EngineActionContext:
     # -- owned records -------------------------------------------------------------
 
     def _owned_key(self, record_kind: str, record_id: str) -> Key:
-        if record_kind not in self.kind.owned_records:
+        if record_kind not in self.kind.lifecycle.owned_records:
             raise AssertionError(f"{self.kind.name} declares no owned records of kind {record_kind}")
         return Key(self.org, record_kind, self._parent(), record_id)
 

@@ -54,7 +54,7 @@ class Address:
             links.append({"rel": "org", "href": f"/org/{self.org}"})
         if self.kind.scope == "gvc" and self.gvc is not None:
             links.append({"rel": "gvc", "href": f"/org/{self.org}/gvc/{self.gvc}"})
-        for rel, sub in self.kind.item_links:
+        for rel, sub in self.kind.presentation.item_links:
             links.append({"rel": rel, "href": f"{self.href}/{sub}"})
         return links
 

@@ -85,7 +85,7 @@ async def build(
     ``old`` holds the stored item's sealed fields in the clear (``sealed_record`` is where
     they are kept); the record stored, its answer and what other items see never do."""
     now = core.clock()
-    item_id = old["id"] if old else (t.name if t.kind.addressed_by_id else new_id())
+    item_id = old["id"] if old else (t.name if t.kind.schema.addressed_by_id else new_id())
     ctx = KindContext(org=t.org, now=now, gvc=t.gvc, parent=parent, id=item_id, base_domain=core.statuses.base_domain)
     stripped = pipeline.strip_server_owned(t.kind, w.make_body(old))
     system = w.make_system(old) if w.make_system else None
@@ -94,15 +94,15 @@ async def build(
         # Judged on this candidate, as it will be stored (policies never see sealed values).
         require(w.access, t.kind, "create", t.href, None, lambda: sealed.public(t.kind, candidate))
     stamp = stamp_of(old_record) if old_record is not None else None
-    for permission in t.kind.write_permissions(candidate, old) if not errors else ():
+    for permission in t.kind.access.write_permissions(candidate, old) if not errors else ():
         # Visible: the caller creates the item or already passed ``edit`` on the stored one.
         require(w.access, t.kind, permission, t.href, stamp, lambda: sealed.public(t.kind, candidate), visible=True)
-    refs = t.kind.references(candidate, t.org) if not errors else []
+    refs = t.kind.rules.references(candidate, t.org) if not errors else []
     ref_errors, resolved, hrefs = await check_references(core.storage, core.kinds, t.org, refs, {})
     errors += ref_errors
     ctx = replace(ctx, resolved=resolved)
     if not errors:
-        errors += t.kind.validate_resolved(candidate, ctx)
+        errors += t.kind.rules.validate_resolved(candidate, ctx)
     if errors:
         raise ValidationFailed(errors, t.kind.name, t.name)
     normalise_links(candidate, refs, t.org)
@@ -110,8 +110,8 @@ async def build(
     await escalation.check(core.storage, core.kinds, w.access, t.kind, t.href, t.org, candidate, old, old_record)
     if old is not None and old_record is not None and _unchanged(t.kind, candidate, old):
         return WriteResult(200, old_record.doc, outcome="unchanged")
-    if old is not None and t.kind.protected_change is not None:
-        change = t.kind.protected_change(candidate, old)
+    if old is not None and t.kind.rules.protected_change is not None:
+        change = t.kind.rules.protected_change(candidate, old)
         if change is not None:
             await guard_protected(core.storage, core.kinds, t.kind, t.org, t.name, t.href, f"be {change}")
     # The status is computed here, before the commit; what a concurrent write leaves stale is
@@ -127,7 +127,7 @@ async def build(
         version=version,
         created=old["created"] if old else now,
         modified=now,
-        status=t.kind.compute_status(candidate, ctx),
+        status=t.kind.status.compute(candidate, ctx),
     )
     values = sealed.values_of(t.kind, item)
     item = sealed.public(t.kind, item)
@@ -144,9 +144,9 @@ async def build(
         Put(Record(t.key, item_id, version, doc), old["version"] if old else None, tuple(hrefs)),
         AppendEvent(t.key, event_id, now, event),
     ]
-    if t.kind.affects_access:
+    if t.kind.access.affects_access:
         ops.append(bump_access_generation())
-    if t.kind.sealed:
+    if t.kind.schema.sealed:
         ops += _sealed_ops(core.sealer, t, item_id, version, values, sealed_record)
     ops += await refresh_dependants(
         core.storage, core.kinds, t.kind, t.org, t.href, t.name, item, now, core.statuses.context
@@ -171,5 +171,5 @@ def _sealed_ops(
 def _unchanged(kind: KindSpec, candidate: Item, old: Item) -> bool:
     """A write that changes neither what the client controls nor what the server wrote."""
     return client_view(kind, candidate) == client_view(kind, old) and all(
-        candidate.get(f) == old.get(f) for f in kind.server_fields
+        candidate.get(f) == old.get(f) for f in kind.schema.server_fields
     )

@@ -18,6 +18,7 @@ import orjson
 from plinth.auth.generation import GenerationWatcher
 from plinth.engine.access import AccessControl
 from plinth.engine.address import Address, Addresses
+from plinth.engine.dependencies import dependants_of
 from plinth.engine.extensions import ExtensionFactory, ExtensionHost, Extensions, StoreRecords, WriteChange
 from plinth.engine.references import check_references
 from plinth.engine.render import now_iso
@@ -75,7 +76,7 @@ class EngineCore:
         return self.addresses.target(info, name)
 
     def require_verb(self, kind: KindSpec, verb: str) -> None:
-        if verb not in kind.verbs:
+        if verb not in kind.access.verbs:
             raise MethodNotAllowed(f"Kind '{kind.name}' does not support {verb}")
 
     # -- reads ------------------------------------------------------------------------
@@ -135,11 +136,11 @@ class EngineCore:
 
     def feeds_referrers(self, kind: KindSpec) -> bool:
         """Whether items of ``kind`` feed other items' status by linking to them."""
-        return any(kind.name in k.status_referrers for k in self.kinds.values())
+        return bool(dependants_of(self.kinds, kind.name).linked)
 
     async def links_of(self, kind: KindSpec, item: Item, org: str) -> list[str]:
         """The full links ``item`` holds (for refreshing what it stops linking to)."""
         if not self.feeds_referrers(kind):
             return []
-        _, _, hrefs = await check_references(self.storage, self.kinds, org, kind.references(item, org), {})
+        _, _, hrefs = await check_references(self.storage, self.kinds, org, kind.rules.references(item, org), {})
         return hrefs

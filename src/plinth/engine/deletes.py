@@ -46,12 +46,13 @@ async def delete(core: EngineCore, t: Address, access: Access, dry_run: bool = F
         if record is None:
             raise not_found(t.kind.name, t.name)
         item = orjson.loads(record.doc)
-        require(access, t.kind, t.kind.delete_permission, t.href, stamp_of(record), lambda: item)
+        require(access, t.kind, t.kind.access.delete_permission, t.href, stamp_of(record), lambda: item)
         if item.get("origin") == "builtin":
             raise Conflict(f"Built-in {t.kind.name} '{t.name}' cannot be deleted", {"kind": t.kind.name})
         if str(item.get("tags", {}).get(PROTECTED_TAG, "")).lower() == "true":
+            title = t.kind.presentation.title
             raise Conflict(
-                f"{t.kind.title} '{t.name}' is protected by the tag {PROTECTED_TAG}=true; remove the tag first",
+                f"{title} '{t.name}' is protected by the tag {PROTECTED_TAG}=true; remove the tag first",
                 {"kind": t.kind.name, "name": t.name},
             )
         if any(k.scope == t.kind.name for k in core.kinds.values()):
@@ -63,13 +64,13 @@ async def delete(core: EngineCore, t: Address, access: Access, dry_run: bool = F
             return None
         event_id, event = event_doc("deleted", t.href, record.version, access.principal_link, now)
         ops: list[Operation] = [Delete(t.key, record.version), AppendEvent(t.key, event_id, now, event)]
-        if t.kind.sealed:
+        if t.kind.schema.sealed:
             sealed_record = await core.read_key(sealed.sealed_key(t.key), t, fresh=True)
             if sealed_record is not None:
                 ops.append(Delete(sealed_record.key, sealed_record.version, watched=False))
         ops += forgotten
         ops += await owned_deletes(core.storage, t.kind, t.org, t.gvc, t.name)
-        if t.kind.affects_access or forgotten:
+        if t.kind.access.affects_access or forgotten:
             ops.append(bump_access_generation())
         ops += await refresh_dependants(
             core.storage, core.kinds, t.kind, t.org, t.href, t.name, None, now, core.statuses.context
@@ -95,27 +96,29 @@ async def _forget(core: EngineCore, t: Address, actor: str, now: str) -> list[Op
     ``forget`` hooks); 409 when one of them would break its kind's rules without it."""
     ops: list[Operation] = []
     for kind in core.kinds.values():
-        if kind.forget is None:
+        if kind.rules.forget is None:
             continue
         for record in await core.storage.referrers(t.org, t.href, [kind.name]):
             old = orjson.loads(record.doc)
-            item = kind.forget(old, t.href, t.org)
+            item = kind.rules.forget(old, t.href, t.org)
             if item is None:
                 continue
             gvc = record.key.parent or None
             base = KindContext(org=t.org, now=now, gvc=gvc, id=old["id"], base_domain=core.statuses.base_domain)
-            errors = kind.validate(item, old, base)
+            errors = kind.rules.validate(item, old, base)
             href = Address.stored(kind, record.key).href
             if errors:
                 first = errors[0]
                 raise Conflict(
-                    f"{t.kind.title} '{t.name}' cannot be deleted: without it, {kind.name} "
+                    f"{t.kind.presentation.title} '{t.name}' cannot be deleted: without it, {kind.name} "
                     f"'{record.key.name}' would break a rule ({first.path}: {first.message})",
                     {"kind": t.kind.name, "name": t.name, "dependant": href, "errors": [e.as_dict() for e in errors]},
                 )
             version = record.version + 1
             item = {**item, "version": version, "lastModified": now}
-            _, _, hrefs = await check_references(core.storage, core.kinds, t.org, kind.references(item, t.org), {})
+            _, _, hrefs = await check_references(
+                core.storage, core.kinds, t.org, kind.rules.references(item, t.org), {}
+            )
             event_id, event = event_doc("updated", href, version, actor, now)
             ops += [
                 Put(Record(record.key, record.id, version, orjson.dumps(item)), record.version, tuple(hrefs)),
@@ -130,7 +133,7 @@ async def guard_children(storage: Storage, kinds: Mapping[str, KindSpec], kind: 
     if children:
         shown = ", ".join(children[:GUARD_NAMES]) + (" and more" if len(children) > GUARD_NAMES else "")
         raise Conflict(
-            f"{kind.title} '{name}' still holds {shown}; delete them first",
+            f"{kind.presentation.title} '{name}' still holds {shown}; delete them first",
             {"kind": kind.name, "name": name, "dependants": children[:GUARD_NAMES]},
         )
 
@@ -144,9 +147,9 @@ async def guard_protected(
     href: str,
     change: str | None = None,
 ) -> None:
-    """409 while items of kinds that protect this one link to it (``KindSpec.protects``): for
+    """409 while items of kinds that protect this one link to it (``KindSpec.rules.protects``): for
     its delete, or for the ``change`` an update makes (``"be disabled"``: ``protected_change``)."""
-    guards = [k.name for k in kinds.values() if kind.name in k.protects]
+    guards = [k.name for k in kinds.values() if kind.name in k.rules.protects]
     if not guards:
         return
     holders = await storage.referrers(org, href, guards)
@@ -154,18 +157,18 @@ async def guard_protected(
         names = [f"{r.key.kind}/{r.key.name}" for r in holders[:GUARD_NAMES]]
         shown = ", ".join(names) + (" and more" if len(holders) > GUARD_NAMES else "")
         message = (
-            f"{kind.title} '{name}' is in use by {shown}; change or delete them first"
+            f"{kind.presentation.title} '{name}' is in use by {shown}; change or delete them first"
             if change is None
-            else f"{kind.title} '{name}' cannot {change}: it is in use by {shown}; change them first"
+            else f"{kind.presentation.title} '{name}' cannot {change}: it is in use by {shown}; change them first"
         )
         raise Conflict(message, {"kind": kind.name, "name": name, "dependants": names})
 
 
 async def owned_deletes(storage: Storage, kind: KindSpec, org: str, gvc: str | None, name: str) -> list[Operation]:
-    """Deletes of the records stored under the item (``KindSpec.owned_records``)."""
+    """Deletes of the records stored under the item (``KindSpec.lifecycle.owned_records``)."""
     ops: list[Operation] = []
     parent = f"{gvc}/{name}" if gvc else name
-    for record_kind in kind.owned_records:
+    for record_kind in kind.lifecycle.owned_records:
         owned = await every_record(storage, ListRequest(org, record_kind, parent, limit=OWNED_PAGE))
         ops += [Delete(r.key, r.version) for r in owned]
     return ops

@@ -11,7 +11,7 @@ it holds ``bind``; https://kubernetes.io/docs/reference/access-authn-authz/rbac/
   (a member link, or a new ``memberQuery``/``identityMatcher``, which may match anyone) needs
   every grant the group holds, as a policy granting them to that member would;
 - the same holds the other way round: a write of a principal (a user's tags) that makes it
-  match a group's ``memberQuery`` it did not match before (``KindSpec.member_query``) joins
+  match a group's ``memberQuery`` it did not match before (``KindSpec.access.member_query``) joins
   that group, and needs every grant the group holds, unless the writer holds ``manage`` on
   every group;
 - policies may name a principal before it exists: creating a principal (a service account)
@@ -61,12 +61,12 @@ PAGE = 500
 def new_grants(kind: KindSpec, candidate: Item, old: Item | None, org: str) -> list[Conferred]:
     """The grants ``candidate`` confers that ``old`` did not (a grant on ``all`` covers the same
     grant on any target), in a stable order."""
-    assert kind.confers is not None
-    before = kind.confers(old, org) if old is not None else frozenset()
+    assert kind.access.confers is not None
+    before = kind.access.confers(old, org) if old is not None else frozenset()
     held_on_all = {(c.principal, c.permission, c.kind) for c in before if c.target == ("all",)}
     fresh = [
         c
-        for c in kind.confers(candidate, org)
+        for c in kind.access.confers(candidate, org)
         if c not in before and (c.principal, c.permission, c.kind) not in held_on_all
     ]
     return sorted(fresh, key=lambda c: (c.kind, c.target, c.permission, c.principal))
@@ -74,18 +74,18 @@ def new_grants(kind: KindSpec, candidate: Item, old: Item | None, org: str) -> l
 
 def new_members(kind: KindSpec, candidate: Item, old: Item | None, org: str) -> frozenset[str]:
     """What makes a principal a member of ``candidate`` that did not of ``old``."""
-    assert kind.members is not None
-    return kind.members(candidate, org) - (kind.members(old, org) if old is not None else frozenset())
+    assert kind.access.members is not None
+    return kind.access.members(candidate, org) - (kind.access.members(old, org) if old is not None else frozenset())
 
 
 async def _held_by(storage: Storage, kinds: Mapping[str, KindSpec], href: str, org: str) -> list[Conferred]:
     """Every grant the org's items confer on the principal ``href`` (a group): what a new member gets."""
     out: set[Conferred] = set()
     for kind in kinds.values():
-        if kind.confers is None:
+        if kind.access.confers is None:
             continue
         for record in await every_record(storage, ListRequest(org, kind.name, "", PAGE)):
-            out.update(c for c in kind.confers(orjson.loads(record.doc), org) if c.principal == href)
+            out.update(c for c in kind.access.confers(orjson.loads(record.doc), org) if c.principal == href)
     return sorted(out, key=lambda c: (c.kind, c.target, c.permission, c.principal))
 
 
@@ -103,11 +103,11 @@ async def _joined_by_query(
     writer holds ``manage`` on entirely are left out (the escalate-like right)."""
     out: list[str] = []
     for group_kind in kinds.values():
-        if group_kind.member_query is None or access.sees_every(group_kind, ESCALATE):
+        if group_kind.access.member_query is None or access.sees_every(group_kind, ESCALATE):
             continue
         for record in await every_record(storage, ListRequest(org, group_kind.name, "", PAGE)):
             group = orjson.loads(record.doc)
-            query = group_kind.member_query(group, kind.name)
+            query = group_kind.access.member_query(group, kind.name)
             if query is None or not _matches(kind, query, candidate):
                 continue
             if old is None or not _matches(kind, query, old):
@@ -147,21 +147,23 @@ async def check(
     """Raise 403 unless ``access`` may confer every grant the write adds (module docstring)."""
     if isinstance(access, Unrestricted):
         return
-    fresh = new_grants(kind, candidate, old, org) if kind.confers is not None else []
-    if kind.members is not None and new_members(kind, candidate, old, org):
+    fresh = new_grants(kind, candidate, old, org) if kind.access.confers is not None else []
+    if kind.access.members is not None and new_members(kind, candidate, old, org):
         fresh += await _held_by(storage, kinds, href, org)
     # On every item of the kind, not on the one written: manage on a single policy would let its
     # holder retarget that policy to every policy, then grant itself anything.
     if fresh and access.sees_every(kind, ESCALATE):
         fresh = []
-    if old is None and kind.affects_access and kind.confers is None and kind.members is None:
+    if old is None and kind.access.affects_access and kind.access.confers is None and kind.access.members is None:
         # Policies may name a principal before it exists: making it is taking what they grant
         # it (a service account a policy names, then a key added to it). Lifted by manage on
         # every item of a kind that confers grants (every policy), which may grant anything.
         named = await _held_by(storage, kinds, href, org)
-        if named and not any(k.confers is not None and access.sees_every(k, ESCALATE) for k in kinds.values()):
+        if named and not any(k.access.confers is not None and access.sees_every(k, ESCALATE) for k in kinds.values()):
             fresh += named
-    joined = await _joined_by_query(storage, kinds, access, kind, org, candidate, old) if kind.affects_access else []
+    joined = (
+        await _joined_by_query(storage, kinds, access, kind, org, candidate, old) if kind.access.affects_access else []
+    )
     for group in joined:
         fresh += await _held_by(storage, kinds, group, org)
     if not fresh:
@@ -179,7 +181,7 @@ async def check(
         else:
             held = access.sees_every(target_kind, grant.permission)
         if not held:
-            granting = " or ".join(sorted(k.name for k in kinds.values() if k.confers is not None))
+            granting = " or ".join(sorted(k.name for k in kinds.values() if k.access.confers is not None))
             raise _refused(kind, grant, href, granting or kind.name)
 
 
@@ -192,12 +194,12 @@ def _refused(kind: KindSpec, grant: Conferred, href: str, granting: str) -> Forb
         "link": grant.target[-1],
     }[grant.target[0]]
     over = kind.name
-    if grant.principal == href and kind.members is None:
+    if grant.principal == href and kind.access.members is None:
         what = f"This {kind.name} would get '{grant.permission}' on {where}, which {granting} items grant it already"
         over = granting
     elif grant.principal == href:
         what = f"A new member of this {kind.name} would get '{grant.permission}' on {where}, which it holds"
-    elif kind.confers is None:  # a principal that a group's query would now match
+    elif kind.access.confers is None:  # a principal that a group's query would now match
         what = f"This {kind.name} would join {grant.principal}, which holds '{grant.permission}' on {where}"
         joined = parse_link(grant.principal, "")
         over = joined.kind if joined is not None else over

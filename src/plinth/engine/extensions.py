@@ -17,8 +17,9 @@ and at fixed points of every write it calls every extension's hooks, in registra
   a new org); the basis goes into the start-up fingerprint (``server/bootstrap.py``), so a
   change of it seeds existing stores again.
 
-The kind knowledge an extension acts on is declared by the kinds (``KindSpec.grant_targets``,
-``KindSpec.reads_placements``, ``kinds/quota.py``'s definitions), never named here.
+The kind knowledge an extension acts on is declared by the kinds (``KindSpec.access.grant_targets``,
+the status dependencies ``ReadsPlacements`` and ``AsksGrants``, ``kinds/quota.py``'s
+definitions), never named here.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What the org's policies answer to the questions a status asks (``KindSpec.grant_questions``),
+"""What the org's policies answer to the questions a status asks (its ``AsksGrants`` dependency),
 and which statuses a write of a grant-giving item (a policy) refreshes: an engine extension.
 
 A workload reads the secrets it references through its identity, which must hold ``reveal`` on
@@ -9,7 +9,7 @@ asking costs no store read on most writes.
 
 Only a grant-giving item can change an answer (groups hold users and service accounts, never
 identities), so after a committed write or delete of one whose kind declares
-``KindSpec.grant_targets``, the statuses that depend on the items it targets (before and after
+``KindSpec.access.grant_targets``, the statuses that depend on the items it targets (before and after
 the write) are made right, as if those items had changed. An item whose own status asked
 makes it right again after its commit, with the policies read anew.
 """
@@ -23,6 +23,7 @@ import orjson
 
 from plinth.engine.access import AccessControl
 from plinth.engine.address import Address
+from plinth.engine.dependencies import questions as asked
 from plinth.engine.extensions import Extension, ExtensionHost, ExtensionStore, WriteChange
 from plinth.kinds.base import GrantQuestion, GrantTargets, Item, KindContext, KindSpec
 from plinth.meta import parse_link
@@ -43,7 +44,7 @@ class Grants(Extension):
 
     async def status_inputs(self, kind: KindSpec, item: Item, ctx: KindContext) -> KindContext:
         """``ctx.grants``: the answers to the questions the status of ``item`` asks."""
-        questions = kind.grant_questions(item, ctx.org)
+        questions = asked(kind, item, ctx.org)
         if not questions:
             return ctx
         return replace(ctx, grants=await self.answer(ctx.org, questions, ctx.resolved))
@@ -67,10 +68,10 @@ class Grants(Extension):
         """After a grant-giving write: the statuses its targets feed; after a write of an item
         whose status asked: its own status, with the policies read anew (a policy written
         meanwhile may have settled its dependants before this item was stored)."""
-        if change.kind.grant_targets is not None:
+        if change.kind.access.grant_targets is not None:
             await self._settle_targets(change)
         item = change.after
-        if item is not None and change.kind.grant_questions(item, change.org):
+        if item is not None and asked(change.kind, item, change.org):
             self._control.expire()
             await self._host.settle_own(change.kind, change.org, change.key, change.href, item, change.now)
 
@@ -100,10 +101,10 @@ class Grants(Extension):
         self, kind: KindSpec, org: str, versions: Iterable[Item | None]
     ) -> dict[str, list[str]]:
         """The items whose grants to identities a write of a ``kind`` item may have changed: by
-        kind, the hrefs it targeted before or after (``KindSpec.grant_targets``). Empty when
+        kind, the hrefs it targeted before or after (``KindSpec.access.grant_targets``). Empty when
         neither version binds an identity."""
-        assert kind.grant_targets is not None
-        declared = [kind.grant_targets(v, org) for v in versions if v is not None]
+        assert kind.access.grant_targets is not None
+        declared = [kind.access.grant_targets(v, org) for v in versions if v is not None]
         if not any(t.binds_identity for t in declared):
             return {}
         out: dict[str, set[str]] = {}

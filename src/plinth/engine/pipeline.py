@@ -23,7 +23,7 @@ ENVELOPE_KEYS = frozenset({"kind", "name", "description", "tags", "spec"})
 
 def strip_server_owned(kind: KindSpec, body: dict[str, Any]) -> dict[str, Any]:
     """Drop what the server owns, so ``get -o json`` -> edit -> ``put`` round-trips."""
-    owned = SERVER_OWNED | kind.server_fields
+    owned = SERVER_OWNED | kind.schema.server_fields
     return {k: v for k, v in body.items() if k not in owned}
 
 
@@ -43,14 +43,16 @@ def build_candidate(
     ``id``/``version``/timestamps/``links``/``status``, which the service adds) and every error.
     """
     errors: list[FieldError] = []
-    allowed = set(ENVELOPE_KEYS) | (set(kind.top_level_model.model_fields) if kind.top_level_model else set())
-    if kind.top_level_model is not None:
-        allowed |= {f.alias for f in kind.top_level_model.model_fields.values() if f.alias}
+    allowed = set(ENVELOPE_KEYS) | (
+        set(kind.schema.top_level_model.model_fields) if kind.schema.top_level_model else set()
+    )
+    if kind.schema.top_level_model is not None:
+        allowed |= {f.alias for f in kind.schema.top_level_model.model_fields.values() if f.alias}
     if kind.scope == "gvc":
         allowed.add("gvc")
-    if not kind.has_description:
+    if not kind.schema.has_description:
         allowed.discard("description")
-    if not kind.has_tags:
+    if not kind.schema.has_tags:
         allowed.discard("tags")
     for key in body:
         if key not in allowed:
@@ -61,7 +63,7 @@ def build_candidate(
     if "gvc" in body and kind.scope == "gvc" and not _names_path_gvc(body["gvc"], ctx):
         errors.append(FieldError("gvc", f"must be '{ctx.gvc}', the GVC in the path"))
 
-    name_problem = kind.name_rule(name)
+    name_problem = kind.schema.name_rule(name)
     if name_problem:
         errors.append(FieldError("name", name_problem))
 
@@ -70,39 +72,39 @@ def build_candidate(
         # Stored items carry their GVC's name; so must the candidate, or a write that changes
         # nothing (``cpln apply`` of the same file again) would look like a change.
         item["gvc"] = ctx.gvc
-    if kind.has_description:
+    if kind.schema.has_description:
         description = body.get("description")
         if description is None or description == "":
             # A domain name may be longer than a description may be (253 > 250).
             description = name[:DESCRIPTION_MAX]
         errors += check_description(description)
         item["description"] = description
-    if kind.has_tags:
+    if kind.schema.has_tags:
         tags = body.get("tags")
         tags = {} if tags is None else tags
-        errors += check_tags(tags, (old or {}).get("tags"), allowed=kind.reserved_tags)
+        errors += check_tags(tags, (old or {}).get("tags"), allowed=kind.schema.reserved_tags)
         item["tags"] = {k: v for k, v in tags.items() if v is not None} if isinstance(tags, dict) else {}
 
     rules_can_run = True
-    if kind.top_level_model is not None:
+    if kind.schema.top_level_model is not None:
         extras = {k: v for k, v in body.items() if k not in ENVELOPE_KEYS and k != "gvc"}
-        dumped, extra_errors = validate_model(kind.top_level_model, extras, "")
+        dumped, extra_errors = validate_model(kind.schema.top_level_model, extras, "")
         errors += extra_errors
         if dumped is not None:
             item.update(dumped)
         rules_can_run = dumped is not None
 
     pruned: Pruned | None = None
-    if kind.spec_model is not None:
-        if kind.spec_required and body.get("spec") is None:
+    if kind.schema.spec_model is not None:
+        if kind.schema.spec_required and body.get("spec") is None:
             errors.append(FieldError("spec", "is required"))
             rules_can_run = False
         else:
-            spec, spec_errors = validate_model(kind.spec_model, body.get("spec"), "spec")
+            spec, spec_errors = validate_model(kind.schema.spec_model, body.get("spec"), "spec")
             errors += spec_errors
             if spec is None:
                 # Run the rules on what is valid of the spec, so the 400 names every problem.
-                kept = prune_to_valid(kind.spec_model, body.get("spec"), spec_errors, "spec")
+                kept = prune_to_valid(kind.schema.spec_model, body.get("spec"), spec_errors, "spec")
                 if kept is None:
                     rules_can_run = False
                 else:
@@ -114,7 +116,7 @@ def build_candidate(
 
     # Server-owned per-kind fields (alias, origin, ...) carry over; prepare may set them on create.
     if old is not None:
-        for key in kind.server_fields:
+        for key in kind.schema.server_fields:
             if key in old:
                 item[key] = copy.deepcopy(old[key])
     # Values only the server itself may write (a built-in's origin, a service account's keys).
@@ -124,8 +126,8 @@ def build_candidate(
     if not rules_can_run:
         return item, errors
 
-    kind.prepare(item, old, ctx)
-    rule_errors = kind.validate(item, old, ctx)
+    kind.rules.prepare(item, old, ctx)
+    rule_errors = kind.rules.validate(item, old, ctx)
     if old is not None:
         rule_errors += immutable_errors(kind, item, old)
     return item, errors + _as_sent(rule_errors, pruned, errors)
@@ -181,6 +183,6 @@ def _get_path(item: Item, dotted: str) -> Any:
 def immutable_errors(kind: KindSpec, new: Item, old: Item) -> list[FieldError]:
     return [
         FieldError(path, "cannot be changed after creation")
-        for path in kind.immutable
+        for path in kind.schema.immutable
         if _get_path(new, path) != _get_path(old, path)
     ]

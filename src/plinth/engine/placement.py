@@ -9,7 +9,7 @@ they are, each once, in order: a GVC stored before locations were served may nam
 does not exist, and it keeps its placement.
 
 An engine extension (:class:`Placements`): only the statuses of kinds that declare
-``KindSpec.reads_placements`` are given placements (``ctx.placements``), so no other kind pays
+the status dependency ``ReadsPlacements`` are given placements (``ctx.placements``), so no other kind pays
 for resolving them.
 """
 
@@ -21,6 +21,7 @@ from typing import Any
 
 import orjson
 
+from plinth.engine.dependencies import reads_placements
 from plinth.engine.extensions import Extension, ExtensionHost, ExtensionStore
 from plinth.engine.querywire import parse_query
 from plinth.errors import ValidationFailed
@@ -75,7 +76,7 @@ class Placements(Extension):
         self._kinds = host.kinds
 
     async def status_inputs(self, kind: KindSpec, item: Item, ctx: KindContext) -> KindContext:
-        if not kind.reads_placements:
+        if not reads_placements(kind):
             return ctx
         gvcs = [ctx.parent] if ctx.parent is not None else []
         gvcs += [other for other in ctx.resolved.values() if other is not None and other.get("kind") == "gvc"]

@@ -27,12 +27,15 @@ def _property_path(kind: KindSpec, prop: Any, path: str, errors: list[FieldError
         errors.append(FieldError(path, "must be a non-empty string"))
         return None
     parts = tuple(prop.split("."))
-    if prop in kind.query_properties or (
+    if prop in kind.presentation.query_properties or (
         parts[0] in ("spec", "status") and len(parts) > 1 and all(_SEGMENT.fullmatch(p) for p in parts)
     ):
         return parts
     errors.append(
-        FieldError(path, f"'{prop}' cannot be queried; use one of {', '.join(kind.query_properties)} or a spec.* path")
+        FieldError(
+            path,
+            f"'{prop}' cannot be queried; use one of {', '.join(kind.presentation.query_properties)} or a spec.* path",
+        )
     )
     return None
 

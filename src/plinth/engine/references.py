@@ -1,8 +1,9 @@
 """References between items: checking the links an item holds, and refreshing dependants.
 
 An item's status may depend on other items (a domain's on its GVC, a volume set's on its
-parent GVC). Kinds say so with ``status_inputs``; when an item changes, the engine recomputes
-the status of the items that depend on it, in the same transaction as the change.
+parent GVC). Kinds say so in their status dependencies (``ReadsLinked``, read through
+``dependencies.py``); when an item changes, the engine recomputes the status of the items that
+depend on it, in the same transaction as the change.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 import orjson
 
 from plinth.engine.address import Address
+from plinth.engine.dependencies import dependants_of
 from plinth.errors import FieldError
 from plinth.kinds.base import Item, KindContext, KindSpec, Reference
 from plinth.meta import parse_link
@@ -85,9 +87,7 @@ async def refresh_dependants(
     """Status-only rewrites (same version) of the items whose status depends on ``href``."""
     ops: list[Put] = []
     overrides = {href: changed}
-    for dep_kind in kinds.values():
-        if changed_kind.name not in dep_kind.status_inputs:
-            continue
+    for dep_kind in dependants_of(kinds, changed_kind.name).linking:
         records = await storage.referrers(org, href, [dep_kind.name])
         inside_changed = dep_kind.scope == changed_kind.name
         if inside_changed:
@@ -95,7 +95,7 @@ async def refresh_dependants(
         for record in records:
             item = orjson.loads(record.doc)
             parent = changed if inside_changed else None
-            refs = dep_kind.references(item, org)
+            refs = dep_kind.rules.references(item, org)
             _, resolved, hrefs = await check_references(storage, kinds, org, refs, overrides)
             if dep_kind.scope == "gvc" and parent is None and item.get("gvc"):
                 gvc_record = await storage.get(Address(kinds[dep_kind.scope], org, None, item["gvc"]).key)
@@ -103,7 +103,7 @@ async def refresh_dependants(
             ctx = KindContext(org=org, now=now, gvc=item.get("gvc"), parent=parent, resolved=resolved, id=item["id"])
             item_href = Address.stored(dep_kind, record.key).href
             ctx = await contextualise(dep_kind, ctx, item, item_href)
-            status = dep_kind.compute_status(item, ctx)
+            status = dep_kind.status.compute(item, ctx)
             if status != item.get("status"):
                 item["status"] = status
                 new = replace(record, doc=orjson.dumps(item))

@@ -29,7 +29,7 @@ def new_id() -> str:
 
 def client_view(kind: KindSpec, item: Item) -> Item:
     """The fields a client controls: what a no-op write is compared on, and what PATCH merges into."""
-    owned = SERVER_OWNED | kind.server_fields
+    owned = SERVER_OWNED | kind.schema.server_fields
     return {k: v for k, v in item.items() if k not in owned}
 
 
@@ -52,7 +52,7 @@ def finish_item(
             out[key] = candidate[key]
     out["created"] = created
     out["lastModified"] = modified
-    out["links"] = Address(kind, org, gvc, item_id if kind.addressed_by_id else candidate["name"]).links()
+    out["links"] = Address(kind, org, gvc, item_id if kind.schema.addressed_by_id else candidate["name"]).links()
     if kind.scope == "gvc":
         out["gvc"] = gvc
     for key, value in candidate.items():

@@ -1,4 +1,4 @@
-"""Sealed fields at rest (``KindSpec.sealed``): where their ciphertext lives and who opens it.
+"""Sealed fields at rest (``KindSpec.schema.sealed``): where their ciphertext lives and who opens it.
 
 An item of a kind with sealed fields is stored as two records, written and deleted in the same
 transactions:
@@ -54,13 +54,13 @@ def sealed_key(key: Key) -> Key:
 
 def public(kind: KindSpec, item: Item) -> Item:
     """``item`` without its sealed fields: the only form stored, served or handed to other items."""
-    if not kind.sealed:
+    if not kind.schema.sealed:
         return item
-    return {k: v for k, v in item.items() if k not in kind.sealed}
+    return {k: v for k, v in item.items() if k not in kind.schema.sealed}
 
 
 def values_of(kind: KindSpec, item: Item) -> dict[str, Any]:
-    return {k: item[k] for k in kind.sealed if k in item}
+    return {k: item[k] for k in kind.schema.sealed if k in item}
 
 
 def no_keys() -> ServiceUnavailable:
@@ -137,7 +137,7 @@ def revealed(doc: bytes, values: Mapping[str, Any]) -> bytes:
 
 
 def sealed_kinds(kinds: Mapping[str, KindSpec]) -> list[KindSpec]:
-    return [kind for kind in kinds.values() if kind.sealed]
+    return [kind for kind in kinds.values() if kind.schema.sealed]
 
 
 async def _orgs(storage: Storage) -> AsyncIterator[str]:

@@ -95,10 +95,10 @@ class Engine(EngineCore):
         self.require_verb(self.kind_of(info), "patch")
         body = _object(body)
         t = self.target(info)
-        if "name" in body and body["name"] != t.name and not t.kind.addressed_by_id:
+        if "name" in body and body["name"] != t.name and not t.kind.schema.addressed_by_id:
             raise ValidationFailed([FieldError("name", "cannot be changed; delete and recreate instead")], t.kind.name)
 
-        drops = {f: body.pop(f"$drop/{f}") for f in t.kind.droppable_server_lists if f"$drop/{f}" in body}
+        drops = {f: body.pop(f"$drop/{f}") for f in t.kind.schema.droppable_server_lists if f"$drop/{f}" in body}
         for field, names in drops.items():
             if not isinstance(names, list):
                 raise ValidationFailed([FieldError(f"$drop/{field}", "must be an array of names")], t.kind.name)

@@ -1,21 +1,23 @@
-"""Everything ``compute_status`` may read, and the status refreshes that links between items cause.
+"""Everything ``Status.compute`` may read, and the status refreshes that links between items cause.
 
-Status is computed by the server, in the transaction of the write that changes it. These
-things beside the item itself feed it, each declared by the kind (``kinds/base.py``):
+A status is computed by the server before the commit of the write that changes it, and stored
+by that write's transaction. What it reads beside the item itself is declared by the kind in
+one list, ``Status.depends_on`` (``kinds/base.py``), read through ``dependencies.py``:
 
-- the items it links to (``references``), resolved into ``ctx.resolved``; a change to one of
-  them refreshes it when its kind lists theirs in ``status_inputs`` (``references.py``);
-- the items that link to it (``status_referrers``: a volume set lists the workloads that
-  mount it), as ``ctx.referrers``; a write or delete of such an item refreshes the status of
-  what it links to, and of what it linked to before (:func:`refresh_referenced`);
-- what the runtime reports (``runtime_status``), as ``ctx.reported``; the runtime is told why
-  the item cannot run yet (``runtime_blockers``, which may read ``ctx.grants``);
-- what the engine's extensions provide (``extensions.py``'s ``status_inputs``): what the
-  org's policies answer to the kind's ``grant_questions``, as ``ctx.grants`` (``grants.py``;
-  a policy write refreshes the statuses that may have asked); where the GVCs it reads are
-  placed, as ``ctx.placements``, for a kind that ``reads_placements`` (``placement.py``); a
-  write of an item a GVC's query may select refreshes what depends on the GVCs holding one
-  (``query_inputs``, :meth:`StatusInputs.settle_selectors`).
+- ``ReadsLinked``: the items it links to (``references``), resolved into ``ctx.resolved``, and
+  its parent; a change to one of them refreshes it (``references.refresh_dependants``);
+- ``ReadsLinkers``: the items that link to it (a volume set lists the workloads that mount
+  it), as ``ctx.referrers``; a write or delete of such an item refreshes the status of what it
+  links to, and of what it linked to before (:meth:`StatusInputs.refresh_referenced`);
+- ``ReadsRuntime``: what the runtime reports, as ``ctx.reported``; the runtime is told why
+  the item cannot run yet (its ``blockers``, which may read ``ctx.grants``);
+- what the engine's extensions provide (``extensions.py``'s ``status_inputs``): for
+  ``AsksGrants``, what the org's policies answer, as ``ctx.grants`` (``grants.py``; a policy
+  write refreshes the statuses that may have asked); for ``ReadsPlacements``, where the GVCs
+  it reads are placed, as ``ctx.placements`` (``placement.py``);
+- ``ReadsSelected``: a write of an item a query may select (a location, by a GVC's
+  ``locationQuery``) refreshes what depends on the items holding one
+  (:meth:`StatusInputs.settle_selectors`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any
 import orjson
 
 from plinth.engine.address import Address
+from plinth.engine.dependencies import dependants_of, linkers, runtime
 from plinth.engine.extensions import Extensions
 from plinth.engine.placement import holds_query
 from plinth.engine.references import check_references, refresh_dependants
@@ -46,7 +49,7 @@ SELECTORS_PAGE = 200
 
 @dataclass
 class StatusInputs:
-    """Builds the :class:`KindContext` that ``compute_status`` gets, for any kind; the engine's
+    """Builds the :class:`KindContext` that ``Status.compute`` gets, for any kind; the engine's
     extensions fill in what they provide (``status_inputs``: grants, placements)."""
 
     storage: Storage
@@ -58,10 +61,11 @@ class StatusInputs:
 
     async def placement(self, kind: KindSpec, org: str, item: Item, gvc: Item, href: str) -> Placement:
         """What the runtime is told of the stored item at ``href`` (a workload) in ``gvc``."""
-        _, resolved, _ = await check_references(self.storage, self.kinds, org, kind.references(item, org), {})
+        _, resolved, _ = await check_references(self.storage, self.kinds, org, kind.rules.references(item, org), {})
         ctx = KindContext(org=org, now=str(item.get("lastModified", "")), gvc=gvc.get("name"), parent=gvc)
         ctx = await self.extensions.status_inputs(kind, item, replace(ctx, resolved=resolved))
-        blocked = tuple(kind.runtime_blockers(item, ctx))
+        reads = runtime(kind)
+        blocked = tuple(reads.blockers(item, ctx)) if reads is not None else ()
         return Placement(item, gvc, href, gvc_locations(gvc, ctx.placements, org), self.base_domain, blocked)
 
     async def context(
@@ -77,17 +81,19 @@ class StatusInputs:
         ``pending`` holds referrers whose write is in progress in this transaction: whether
         each links to the item once it commits (the store still holds the state before)."""
         referrers: tuple[str, ...] = ()
-        if kind.status_referrers:
-            rows = await self.storage.referrers(ctx.org, href, sorted(kind.status_referrers))
+        referring = linkers(kind)
+        if referring:
+            rows = await self.storage.referrers(ctx.org, href, sorted(referring))
             found = {Address.stored(self.kinds[r.key.kind], r.key).href for r in rows}
             for other, links in (pending or {}).items():
                 (found.add if links else found.discard)(other)
             referrers = tuple(sorted(found))
         ctx = await self.extensions.status_inputs(kind, item, ctx)
         reported: dict[str, Any] | None = None
-        if kind.runtime_status and ctx.parent is not None:
+        reads = runtime(kind)
+        if reads is not None and ctx.parent is not None:
             locations = gvc_locations(ctx.parent, ctx.placements, ctx.org)
-            blocked = tuple(kind.runtime_blockers(item, ctx))
+            blocked = tuple(reads.blockers(item, ctx))
             placement = Placement(item, ctx.parent, href, locations, self.base_domain, blocked)
             summary = self.runtime.summary(placement)
             reported = {"ready": summary.ready, "replicas": summary.replicas, "message": summary.message}
@@ -97,7 +103,7 @@ class StatusInputs:
         self, changed: KindSpec, org: str, href: str, before: set[str], after: set[str], now: str
     ) -> list[Put]:
         """Status-only rewrites of the items ``href`` links to (``after``) or linked to
-        (``before``) whose kind lists ``changed`` in ``status_referrers``, for the write's own
+        (``before``) whose status ``ReadsLinkers`` of ``changed``, for the write's own
         transaction (``href`` counts as linking to what is in ``after``)."""
         ops: list[Put] = []
         for target in sorted(before | after):
@@ -137,7 +143,7 @@ class StatusInputs:
         same from an older read (a domain routed to two workloads created at once). Status
         rewrites keep the version, so the later commit wins whatever it read: every writer
         checks its dependants again after its commit, until a read finds them right."""
-        if not any(changed.name in k.status_inputs for k in self.kinds.values()):
+        if not dependants_of(self.kinds, changed.name).linking:
             return
         try:
             for _ in range(SETTLE_ROUNDS):
@@ -154,11 +160,11 @@ class StatusInputs:
 
     async def settle_selectors(self, changed: KindSpec, org: str, now: str) -> None:
         """After a committed write or delete of an item of ``changed``: the statuses that depend
-        on the items whose query may select it (``query_inputs``: a GVC's ``locationQuery``
+        on the items whose query may select it (``ReadsSelected``: a GVC's ``locationQuery``
         may now select a location more or one less), made right."""
-        for kind in self.kinds.values():
-            path = kind.query_inputs.get(changed.name)
-            if path is None:
+        for holder, path in dependants_of(self.kinds, changed.name).selectors:
+            kind = self.kinds.get(holder)
+            if kind is None:
                 continue
             try:
                 request = ListRequest(org, kind.name, "", SELECTORS_PAGE, None, holds_query(path))
@@ -177,7 +183,7 @@ class StatusInputs:
     ) -> Put | None:
         link = parse_link(target, org)
         kind = self.kinds.get(link.kind) if link is not None else None
-        if link is None or kind is None or changed.name not in kind.status_referrers:
+        if link is None or kind is None or changed.name not in linkers(kind):
             return None
         key = Address(kind, org, link.gvc, link.name).key
         return await self._recomputed(kind, org, key, target, now, pending)
@@ -192,10 +198,10 @@ class StatusInputs:
             return None
         item = orjson.loads(record.doc)
         parent = await self._parent(kind, org, item)
-        _, resolved, hrefs = await check_references(self.storage, self.kinds, org, kind.references(item, org), {})
+        _, resolved, hrefs = await check_references(self.storage, self.kinds, org, kind.rules.references(item, org), {})
         base = KindContext(org=org, now=now, gvc=item.get("gvc"), parent=parent, resolved=resolved, id=item["id"])
         ctx = await self.context(kind, base, item, href, pending)
-        status = kind.compute_status(item, ctx)
+        status = kind.status.compute(item, ctx)
         if status == item.get("status"):
             return None
         item["status"] = status

@@ -47,8 +47,8 @@ async def write(core: EngineCore, t: Address, w: Write) -> WriteResult:
         async def done() -> WriteResult:
             await core.settle(built.change, built.links)
             result = built.result
-            if result.status == 201 and t.kind.shown_once is not None:
-                result = replace(result, doc=orjson.dumps(t.kind.shown_once(orjson.loads(result.doc))))
+            if result.status == 201 and t.kind.lifecycle.shown_once is not None:
+                result = replace(result, doc=orjson.dumps(t.kind.lifecycle.shown_once(orjson.loads(result.doc))))
             return result
 
         async def refused(exc: StorageError) -> Exception | None:
@@ -86,9 +86,9 @@ async def _preconditions(
     sealed_record: Record | None = None
     if old is not None and old_record is not None:
         require(w.access, t.kind, "edit", t.href, stamp_of(old_record), lambda old=old: old)  # type: ignore[misc]
-        if t.kind.builtin_is_read_only and old.get("origin") == "builtin" and w.access is not SYSTEM:
+        if t.kind.lifecycle.builtin_is_read_only and old.get("origin") == "builtin" and w.access is not SYSTEM:
             raise Conflict(f"Built-in {t.kind.name} '{t.name}' cannot be edited", {"kind": t.kind.name})
-        if t.kind.sealed:
+        if t.kind.schema.sealed:
             # Opened to merge and compare in the clear; never stored or served from here.
             sealed_record, values = await _sealed_values(core, t)
             old = {**old, **values}

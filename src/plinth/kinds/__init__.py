@@ -58,7 +58,9 @@ KINDS: tuple[KindSpec, ...] = (
 )
 REGISTRY: dict[str, KindSpec] = {kind.name: kind for kind in KINDS}
 
-_TARGETS = {kind.name: KindPermissions(kind.permissions, kind.implied) for kind in KINDS} | dict(UNSERVED_TARGETS)
+_TARGETS = {kind.name: KindPermissions(kind.access.permissions, kind.access.implied) for kind in KINDS} | dict(
+    UNSERVED_TARGETS
+)
 #: Kind name -> its permissions, for every kind a policy may target (served or not).
 PERMISSIONS: Mapping[str, KindPermissions] = MappingProxyType({name: _TARGETS[name] for name in sorted(_TARGETS)})
 #: The kinds a policy may name as ``targetKind``.

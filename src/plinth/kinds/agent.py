@@ -34,7 +34,19 @@ from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from plinth.kinds.actions import ActionContext, Answer, ClosedAnswer
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, ActionCase, Item, KindAction, KindContext, KindExample, KindSpec
+from plinth.kinds.base import (
+    COMMON_QUERY_PROPERTIES,
+    Access,
+    ActionCase,
+    Item,
+    KindAction,
+    KindContext,
+    KindExample,
+    KindSpec,
+    Lifecycle,
+    Presentation,
+    Status,
+)
 from plinth.kinds.permissions import declare_permissions
 
 PROTOCOL_VERSION = "v2"
@@ -107,20 +119,28 @@ def agent_info() -> dict[str, Any]:
 
 AGENT = KindSpec(
     name="agent",
-    terraform_resource="cpln_agent",
-    text_columns=("NAME", "DESCRIPTION", "CREATED", "TAGS"),
     scope="org",
-    title="Agent",
-    compute_status=agent_status,
-    shown_once=with_registration_token,
-    # Permissions: use implies view (docs.controlplane.com/reference/agent).
-    **declare_permissions(
-        extra={"use": "Reference the agent from identities"},
-        implied={"use": ("view",)},
+    status=Status(
+        compute=agent_status,
     ),
-    query_properties=COMMON_QUERY_PROPERTIES,
+    lifecycle=Lifecycle(
+        shown_once=with_registration_token,
+    ),
+    access=Access(
+        # Permissions: use implies view (docs.controlplane.com/reference/agent).
+        **declare_permissions(
+            extra={"use": "Reference the agent from identities"},
+            implied={"use": ("view",)},
+        ),
+    ),
+    presentation=Presentation(
+        terraform_resource="cpln_agent",
+        text_columns=("NAME", "DESCRIPTION", "CREATED", "TAGS"),
+        title="Agent",
+        query_properties=COMMON_QUERY_PROPERTIES,
+        template={"name": "", "description": "", "tags": {}},
+    ),
     actions=(INFO,),
-    template={"name": "", "description": "", "tags": {}},
     example=KindExample(
         valid={"name": "agent{n}", "description": "Datacenter 1", "tags": {"site": "dc1"}},
         invalid=(

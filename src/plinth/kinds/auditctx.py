@@ -19,7 +19,19 @@ Decisions where the sources disagree (docs.controlplane.com/reference/auditctx; 
 
 from __future__ import annotations
 
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, CRUD_VERBS, Item, KindContext, KindExample, KindSpec
+from plinth.kinds.base import (
+    COMMON_QUERY_PROPERTIES,
+    CRUD_VERBS,
+    Access,
+    Item,
+    KindContext,
+    KindExample,
+    KindSpec,
+    Lifecycle,
+    Presentation,
+    Rules,
+    Schema,
+)
 from plinth.kinds.permissions import declare_permissions
 
 #: The built-in context of every org.
@@ -33,22 +45,32 @@ def prepare_auditctx(item: Item, old: Item | None, ctx: KindContext) -> None:
 
 AUDITCTX = KindSpec(
     name="auditctx",
-    terraform_resource="cpln_audit_context",
-    text_columns=("NAME", "DESCRIPTION", "ORIGIN", "TAGS"),
     scope="org",
-    title="AuditContext",
-    verbs=CRUD_VERBS - {"delete"},
-    builtin_is_read_only=True,
-    server_fields=frozenset({"origin"}),
-    prepare=prepare_auditctx,
-    # Permissions: Audit contexts are never deleted: no delete (docs.controlplane.com/reference/policy).
-    **declare_permissions(
-        extra={"readAudit": "Read audit events", "writeAudit": "Write audit events"},
-        implied={"readAudit": ("view",), "writeAudit": ("view",)},
-        without=("delete",),
+    schema=Schema(
+        server_fields=frozenset({"origin"}),
     ),
-    query_properties=(*COMMON_QUERY_PROPERTIES, "origin"),
-    template={"name": "", "description": "", "tags": {}},
+    rules=Rules(
+        prepare=prepare_auditctx,
+    ),
+    lifecycle=Lifecycle(
+        builtin_is_read_only=True,
+    ),
+    access=Access(
+        verbs=CRUD_VERBS - {"delete"},
+        # Permissions: Audit contexts are never deleted: no delete (docs.controlplane.com/reference/policy).
+        **declare_permissions(
+            extra={"readAudit": "Read audit events", "writeAudit": "Write audit events"},
+            implied={"readAudit": ("view",), "writeAudit": ("view",)},
+            without=("delete",),
+        ),
+    ),
+    presentation=Presentation(
+        terraform_resource="cpln_audit_context",
+        text_columns=("NAME", "DESCRIPTION", "ORIGIN", "TAGS"),
+        title="AuditContext",
+        query_properties=(*COMMON_QUERY_PROPERTIES, "origin"),
+        template={"name": "", "description": "", "tags": {}},
+    ),
     example=KindExample(
         valid={"name": "ctx{n}", "description": "Payments audit trail", "tags": {"team": "payments"}},
         invalid=(

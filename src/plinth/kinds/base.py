@@ -24,8 +24,8 @@ Hooks never touch HTTP, SQL or the clock: what they may read arrives in :class:`
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from plinth.kinds.actions import Handler
 
 Item = dict[str, Any]
+_D = TypeVar("_D")
 Scope = Literal["root", "org", "gvc"]
 
 #: Properties every kind's items can be queried and sorted by.
@@ -172,10 +173,6 @@ def _no_extra_permissions(item: Item, old: Item | None) -> tuple[str, ...]:
     return ()
 
 
-def _no_questions(item: Item, org: str) -> tuple[GrantQuestion, ...]:
-    return ()
-
-
 def _no_blockers(item: Item, ctx: KindContext) -> list[str]:
     return []
 
@@ -281,60 +278,22 @@ class KindExample:
     gvc: str | None = None
 
 
-@dataclass(frozen=True)
-class KindSpec:
-    """A kind, declared once. Only ``name`` and ``scope`` are required.
+@dataclass(frozen=True, slots=True)
+class Schema:
+    """What an item of the kind is made of, checked by ``engine/pipeline.build_candidate``
+    (steps 4 and 5 of the write: server-owned fields dropped, then the envelope and the models).
 
-    Hook contracts:
-
-    - ``prepare(item, old, ctx) -> None``: may mutate ``item`` (the candidate, whose
-      ``spec`` already passed ``spec_model``); must not mutate ``old`` (the stored item on
-      update, ``None`` on create) or ``ctx``. Fills cross-field defaults.
-    - ``validate(item, old, ctx) -> list[FieldError]``: must not mutate anything; returns
-      every rule violation with its JSON path (``spec.ports[0].routes``). Never raises.
-    - ``compute_status(item, ctx) -> dict``: the item's whole ``status``; pure.
-    - ``references(item, org) -> list[Reference]``: the links the item holds. The engine
-      checks them, resolves them into ``ctx.resolved``, indexes them so that a change of
-      a target can refresh the status of items listing it in ``status_inputs``.
-    - ``name_rule(name) -> str | None``: a message when the name is not allowed.
-    - ``write_permissions(item, old) -> tuple[str, ...]``: permissions this write needs beyond
-      ``create``/``edit`` (a workload whose direct load balancer changes needs
-      ``configureLoadBalancer``); pure, and judged on the built candidate.
-    - ``validate_resolved(item, ctx) -> list[FieldError]``: rules on the items the references
-      resolve to (``ctx.resolved``), run after ``validate`` and the reference check; pure.
-    - ``grant_questions(item, org) -> tuple[GrantQuestion, ...]``: what the status needs to know
-      of the org's policies (answered in ``ctx.grants``); pure. A policy write that may change
-      an answer refreshes the statuses that asked (``engine/grants.py``).
-    - ``runtime_blockers(item, ctx) -> list[str]``: for a kind with ``runtime_status``, why the
-      runtime cannot run the item now (a secret reference that does not hold), one sentence
-      each; the runtime reports it not ready with them as its message. Pure; sees ``resolved``
-      and ``grants``.
-    - ``confers(item, org) -> frozenset[Conferred]``: the grants the item gives (a policy's
-      bindings on its target), implied permissions included. A write that confers a grant the
-      stored item did not is judged by the escalation rule (``engine/escalation.py``). Pure.
-    - ``members(item, org) -> frozenset[str]``: for a kind whose items pass their grants on to
-      members (a group), what makes a principal a member: member links, and a token for each
-      rule that matches members (a query). A write adding one gives someone the grants the
-      item holds, so it is judged by the escalation rule too. Pure.
-    - ``member_query(item, kind) -> query | None``: the query by which the item makes items of
-      ``kind`` (a principal kind's name) members when they match it (a group's ``memberQuery``
-      admits users), or ``None``. A write of a principal that makes it match a query it did not
-      gives it that item's grants: judged by the escalation rule too. Pure.
-    - ``forget(item, href, org) -> Item | None``: ``item`` without its links to ``href``, an
-      item being deleted, or ``None`` when it holds none it must let go of. The engine
-      applies it to every item of this kind that references ``href``, in the delete's
-      transaction (an update, with its event), and refuses the delete with 409 when the
-      result breaks the kind's ``validate`` rules. Must not mutate ``item``.
-
-    ``example`` is the kind's case for the shared conformance suite (:class:`KindExample`). Every
-    kind with ``create`` among its ``verbs`` declares one (a test names each kind that does not),
-    except the root kind: an org is created by the server admin and never deleted.
+    Data only, no hooks but ``name_rule`` (pure: a message when ``name`` is not allowed, or
+    ``None``). A body is decoded, the server's fields are dropped (``meta.SERVER_OWNED`` plus
+    ``server_fields``), ``name`` is judged by ``name_rule``, ``description`` defaults to the
+    name, tags are checked, ``top_level_model`` and ``spec_model`` validate what they cover
+    (unknown fields rejected; the stored spec is the model's dump, so defaults on the model are
+    filled in) and the stored item's ``server_fields`` are carried over. ``immutable`` paths
+    are compared with the stored item on update, with the rules' errors.
     """
 
-    name: str
-    scope: Scope
-    title: str = ""
     spec_model: type[BaseModel] | None = None
+    #: A body without ``spec`` is a 400 (``spec`` is otherwise filled from ``spec_model``'s defaults).
     spec_required: bool = False
     #: Extra top-level fields a client may send (beyond the envelope), as one pydantic model.
     top_level_model: type[BaseModel] | None = None
@@ -344,111 +303,276 @@ class KindSpec:
     #: account's ``keys``: revoking a key is a PATCH ``{"$drop/keys": [name, ...]}``). Every
     #: other directive or value for these fields is still dropped like any server-owned field.
     droppable_server_lists: frozenset[str] = frozenset()
-    #: Writes to this kind change who may do what: caches of keys and policy decisions are
-    #: dropped on every replica (the engine changes the store's access generation).
-    affects_access: bool = False
-    #: Items with ``origin: builtin`` are never deleted; with this flag they are not edited either.
-    builtin_is_read_only: bool = False
     #: Dotted paths (``spec.performanceClass``) that may not change after create.
     immutable: tuple[str, ...] = ()
     has_description: bool = True
     #: ``False`` for a kind whose items carry no ``tags`` (a quota): a body naming them is a 400.
     has_tags: bool = True
+    #: Reserved ``cpln/`` tags clients may set on items of this kind, beyond the ones every
+    #: kind allows (``meta.CLIENT_SETTABLE_RESERVED_TAGS``).
+    reserved_tags: frozenset[str] = frozenset()
     #: Items are addressed by their ``id`` (``/org/{org}/quota/{id}``), which is also the stored
     #: key's name, because their names repeat. Only for kinds the server creates: the id is the
     #: name the server creates the item under, and ``name`` must then be a server field.
     addressed_by_id: bool = False
     name_rule: Callable[[str], str | None] = default_name_rule
-    prepare: Callable[[Item, Item | None, KindContext], None] = _no_prepare
-    validate: Callable[[Item, Item | None, KindContext], list[FieldError]] = _no_errors
-    compute_status: Callable[[Item, KindContext], dict[str, Any]] = _empty_status
-    references: Callable[[Item, str], list[Reference]] = _no_references
-    validate_resolved: Callable[[Item, KindContext], list[FieldError]] = _no_resolved_errors
-    write_permissions: Callable[[Item, Item | None], tuple[str, ...]] = _no_extra_permissions
-    forget: Callable[[Item, str, str], Item | None] | None = None
-    confers: Callable[[Item, str], frozenset[Conferred]] | None = None
-    members: Callable[[Item, str], frozenset[str]] | None = None
-    member_query: Callable[[Item, str], Any] | None = None
-    grant_questions: Callable[[Item, str], tuple[GrantQuestion, ...]] = _no_questions
-    runtime_blockers: Callable[[Item, KindContext], list[str]] = _no_blockers
-    #: Kinds whose change refreshes the status of items of this kind that reference them.
-    status_inputs: frozenset[str] = frozenset()
-    #: Kinds whose items' links *to* an item of this kind feed its status (``ctx.referrers``):
-    #: a write or delete of such an item refreshes the status of what it links to and linked to.
-    status_referrers: frozenset[str] = frozenset()
-    #: Kinds an item of this kind protects while it links to them: deleting one is a 409 that
-    #: names the items linking to it (a volume set mounted by a workload).
-    protects: frozenset[str] = frozenset()
-    #: For a kind others protect: what an update does that the items linking to it would not
-    #: survive (``"disabled"``: a location a GVC is placed in), or ``None``. The engine refuses
-    #: such an update with 409 naming those items, as it refuses the delete.
-    protected_change: Callable[[Item, Item], str | None] | None = None
-    #: Kinds this kind's items may select by a query, with the dotted path of the query
-    #: (a GVC's ``{"location": "spec.staticPlacement.locationQuery"}``). What a query selects
-    #: can change with any write of such an item, so after one the engine refreshes the
-    #: statuses that depend on each item of this kind holding that query (``status_inputs``).
-    query_inputs: Mapping[str, str] = field(default_factory=dict)
-    #: The runtime reports on items of this kind; ``compute_status`` finds it in ``ctx.reported``.
-    runtime_status: bool = False
-    #: ``compute_status`` reads ``ctx.placements`` (where the GVCs it reads are placed): only
-    #: such kinds pay for resolving them.
-    reads_placements: bool = False
-    #: For a kind whose items grant permissions (a policy): which items ``item`` grants on
-    #: (:class:`GrantTargets`).
-    #: After a write that binds an identity before or after, the engine refreshes the statuses
-    #: that asked about the targets of both versions.
-    grant_targets: Callable[[Item, str], GrantTargets] | None = None
-    #: Record kinds the engine stores under an item of this kind (``Key(org, kind,
-    #: "{gvc}/{name}", id)`` for a GVC-scoped kind), deleted with it (a workload's commands).
-    owned_records: tuple[str, ...] = ()
-    #: Links beyond ``self``/``org``/``gvc``: (rel, path under the item), e.g. a workload's
-    #: ``("deployment", "deployment")`` -> ``{self}/deployment``.
-    item_links: tuple[tuple[str, str], ...] = ()
-    #: Reserved ``cpln/`` tags clients may set on items of this kind, beyond the ones every
-    #: kind allows (``meta.CLIENT_SETTABLE_RESERVED_TAGS``).
-    reserved_tags: frozenset[str] = frozenset()
-    #: How clients present items of this kind. The client side (``convert/``, ``cli/``, the
-    #: console) may not import kinds, so ``python -m plinth.kinds.facts`` writes these into the
-    #: generated table ``plinth/kindfacts.py`` (and the console's ``templates.json``), which a
-    #: test holds in step: the official Terraform provider's resource (``None``: it has none, and
-    #: ``-o tf`` is a 400; ``""``: not declared, which a served kind may not leave), the column
-    #: titles of the official CLI's ``-o text`` table (``cli/output/columns.py`` knows how to
-    #: fill each title), the official CLI's short names of the kind (``vs``), and the console's
-    #: Create template (strings may hold ``{org}`` and ``{gvc}``; ``name`` is left empty for the
-    #: person), which every kind a person creates declares.
-    terraform_resource: str | None = ""
-    text_columns: tuple[str, ...] = ()
-    short_names: tuple[str, ...] = ()
-    template: Mapping[str, Any] | None = None
-    #: Permission name -> description; and which permissions each one implies. A kind declares
-    #: both with ``**declare_permissions(...)`` (``kinds/permissions.py``), or keeps the basic
-    #: set; policies validate bindings against them (``plinth.kinds.PERMISSIONS``).
-    permissions: Mapping[str, str] = field(default_factory=lambda: BASIC_PERMISSIONS)
-    implied: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: BASIC_IMPLIED)
-    #: Properties a query term may name (besides ``tags`` and ``spec.*`` paths).
-    query_properties: tuple[str, ...] = COMMON_QUERY_PROPERTIES
-    verbs: frozenset[str] = CRUD_VERBS
-    #: The permission a delete needs (``manage`` for a kind whose permissions have no ``delete``).
-    delete_permission: str = "delete"
     #: Top-level fields sealed at rest (a secret's ``data``): the engine seals them before the
     #: record is stored, keeps them out of every stored document, event and export, and opens them
     #: only to compare and merge writes and for the kind's reveal action (``engine/sealed.py``).
     #: Hooks see them in the clear. Each must be a field of ``top_level_model``.
     sealed: tuple[str, ...] = ()
-    #: For a kind clients cannot create (``create`` not among ``verbs``) whose POST the platform
-    #: refuses with 403 rather than 405: the message (an image: "You can create an image only by
-    #: pushing"). ``None``: a POST is the usual 405.
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The kind's rules on a write or a delete, run by the engine in this order, every one
+    before the commit and none of them after it:
+
+    - ``prepare(item, old, ctx) -> None`` (step 5): may mutate ``item`` (the candidate, whose
+      ``spec`` already passed ``Schema.spec_model``); must not mutate ``old`` (the stored item
+      on update, ``None`` on create) or ``ctx``. Fills cross-field defaults and server fields.
+    - ``validate(item, old, ctx) -> list[FieldError]`` (step 5, after ``prepare``): must not
+      mutate anything; returns every rule violation with its JSON path
+      (``spec.ports[0].routes``). Never raises. ``ctx.resolved`` is empty here.
+    - ``references(item, org) -> list[Reference]`` (step 7): the links the item holds; pure.
+      The engine checks them, stores them in full form, resolves them into ``ctx.resolved``
+      and indexes them (what a status that reads them, :class:`ReadsLinked`, is refreshed by).
+    - ``validate_resolved(item, ctx) -> list[FieldError]`` (step 7, after the references are
+      checked): rules on the items they resolve to (``ctx.resolved``); pure. Any error so far
+      is one 400.
+    - ``protects``: kinds an item of this kind protects while it links to them: deleting one
+      is a 409 that names the items linking to it (a volume set mounted by a workload).
+    - ``protected_change(new, old) -> str | None`` (step 8, on a kind others protect): what an
+      update does that the items linking to it would not survive (``"disabled"``: a location
+      a GVC is placed in), or ``None``; the engine refuses such an update with 409 naming
+      them, as it refuses the delete. Pure.
+    - ``forget(item, href, org) -> Item | None`` (a delete of another item): ``item`` without
+      its links to ``href``, the item being deleted, or ``None`` when it holds none it must
+      let go of. The engine applies it to every item of this kind that references ``href``,
+      in the delete's transaction (an update, with its event), and refuses the delete with
+      409 when the result breaks this kind's ``validate``. Must not mutate ``item``.
+    - ``create_refusal``: for a kind clients cannot create (``create`` not among
+      ``Access.verbs``) whose POST the platform refuses with 403 rather than 405: the message
+      (an image: "You can create an image only by pushing"). ``None``: a POST is the usual 405.
+    """
+
+    prepare: Callable[[Item, Item | None, KindContext], None] = _no_prepare
+    validate: Callable[[Item, Item | None, KindContext], list[FieldError]] = _no_errors
+    references: Callable[[Item, str], list[Reference]] = _no_references
+    validate_resolved: Callable[[Item, KindContext], list[FieldError]] = _no_resolved_errors
+    protects: frozenset[str] = frozenset()
+    protected_change: Callable[[Item, Item], str | None] | None = None
+    forget: Callable[[Item, str, str], Item | None] | None = None
     create_refusal: str | None = None
-    #: What the write that creates an item answers beyond the stored item (an agent's
-    #: registration token): applied to the answer of a create (POST, or a PUT answering 201),
-    #: never stored, never in events or later reads; ``None`` for most kinds. Not pure: it may
-    #: mint a secret.
+
+
+@dataclass(frozen=True, slots=True)
+class ReadsLinked:
+    """The status reads the items of ``kinds`` it links to (``Rules.references``, resolved into
+    ``ctx.resolved``) or lives in (``ctx.parent``, for a kind scoped to one of ``kinds``): a
+    write or delete of such an item rewrites the statuses of the items linking to it or inside
+    it, in its own transaction, and settles them again after its commit."""
+
+    kinds: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class ReadsLinkers:
+    """The status reads which items of ``kinds`` link to the item (``ctx.referrers``, their
+    links, sorted: a volume set's workloads): a write or delete of such an item rewrites the
+    statuses of what it links to and linked to before, in its own transaction, and settles
+    them again after its commit."""
+
+    kinds: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class ReadsSelected:
+    """The status reads the items of ``kind`` that a query held at the dotted ``path`` of an item
+    of ``holder`` it reads selects (a GVC's ``spec.staticPlacement.locationQuery`` selects
+    locations). What a query selects can change with any write of an item of ``kind``, so after
+    one commits the engine settles the statuses that read each ``holder`` item holding such a
+    query (every status that :class:`ReadsLinked` ``holder``)."""
+
+    kind: str
+    holder: str
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReadsPlacements:
+    """The status reads where the GVCs it reads (``ctx.parent`` and GVCs in ``ctx.resolved``) are
+    placed: ``ctx.placements`` is filled (``engine/placement.py``) only for kinds declaring it,
+    so no other kind pays for resolving them."""
+
+
+@dataclass(frozen=True, slots=True)
+class AsksGrants:
+    """The status asks the org's policies ``questions(item, org)`` (pure), answered in
+    ``ctx.grants`` (``engine/grants.py``): a write of a grant-giving item (``Access.grant_targets``,
+    a policy) that may change an answer settles the statuses that asked after its commit, and an
+    item that asked settles its own status after its own commit."""
+
+    questions: Callable[[Item, str], tuple[GrantQuestion, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class ReadsRuntime:
+    """The runtime runs items of this kind and reports on them: the status reads ``ctx.reported``
+    (``{"ready": bool, "replicas": int, "message": str}``, for an item inside a GVC).
+    ``blockers(item, ctx) -> list[str]``: why the runtime cannot run the item now (a secret
+    reference that does not hold), one sentence each; the runtime reports it not ready with them
+    as its message. Pure; sees ``resolved`` and ``grants``."""
+
+    blockers: Callable[[Item, KindContext], list[str]] = _no_blockers
+
+
+#: One thing besides the item itself that its status reads (:attr:`Status.depends_on`).
+StatusDependency = ReadsLinked | ReadsLinkers | ReadsSelected | ReadsPlacements | AsksGrants | ReadsRuntime
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    """The item's ``status``, and everything it reads besides the item.
+
+    ``compute(item, ctx) -> dict``: the whole ``status``, the only source of it; pure (it must
+    not mutate ``item`` or ``ctx``). The engine calls it:
+
+    - on every create and update, on the candidate, **before the commit** (step 9, after the
+      rules and the no-op check, with ``ctx`` filled as ``depends_on`` declares); the status is
+      stored in the same record, by the same atomic storage transaction as the item, and
+      answered with it. Its inputs are read before that transaction, not inside it;
+    - when something it reads changes: in the transaction of the write or delete of that item
+      (a status-only rewrite that keeps the item's version, with no event of its own), and again
+      after that commit, reading what is stored then, until the stored status is right (a
+      concurrent write may have refreshed it from an older read).
+
+    ``depends_on`` is the one list of what the status reads; the engine finds every status a
+    write may change from these declarations alone (``engine/dependencies.py``). A status that
+    reads nothing but the item and its parent's own fields at write time declares nothing.
+    """
+
+    compute: Callable[[Item, KindContext], dict[str, Any]] = _empty_status
+    depends_on: tuple[StatusDependency, ...] = ()
+
+    def reads(self, dependency: type[_D]) -> tuple[_D, ...]:
+        """The declared dependencies of one type."""
+        return tuple(d for d in self.depends_on if isinstance(d, dependency))
+
+
+@dataclass(frozen=True, slots=True)
+class Lifecycle:
+    """What happens to an item besides its rules, beyond the write itself.
+
+    - ``owned_records``: record kinds the engine stores under an item (``Key(org, kind,
+      "{gvc}/{name}", id)`` for a GVC-scoped kind), deleted in the item's delete transaction
+      (a workload's commands).
+    - ``builtin_is_read_only``: items with ``origin: builtin`` are never deleted; with this flag
+      a write to one is refused too (before any work on the body).
+    - ``shown_once(answer) -> answer``: what the write that creates an item answers beyond the
+      stored item (an agent's registration token), applied after the commit to the answer of a
+      create (POST, or a PUT answering 201); never stored, never in events or later reads. Not
+      pure: it may mint a secret.
+    """
+
+    owned_records: tuple[str, ...] = ()
+    builtin_is_read_only: bool = False
     shown_once: Callable[[Item], Item] | None = None
-    #: Endpoints beyond the verbs that only this kind serves (see :class:`KindAction`).
+
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    """Who may do what with items of the kind, and what writing one changes about who may.
+
+    - ``permissions`` (name -> description) and ``implied`` (what each implies): a kind declares
+      both with ``**declare_permissions(...)`` (``kinds/permissions.py``) or keeps the basic
+      set; policies validate bindings against them (``plinth.kinds.PERMISSIONS``).
+    - ``verbs``: the plain verbs served (405 with ``Allow`` for the others);
+      ``delete_permission``: what a delete needs (``manage`` for a kind without ``delete``).
+    - ``write_permissions(item, old) -> tuple[str, ...]``: permissions this write needs beyond
+      ``create``/``edit`` (a workload whose direct load balancer changes needs
+      ``configureLoadBalancer``); pure, judged on the built candidate (step 6).
+    - ``affects_access``: writes change who may do what: caches of keys and policy decisions
+      are dropped on every replica (the write's transaction bumps the access generation).
+    - ``confers(item, org) -> frozenset[Conferred]``: the grants the item gives (a policy's
+      bindings on its target), implied permissions included; ``members(item, org) ->
+      frozenset[str]``: for a kind whose items pass their grants on (a group), what makes a
+      principal a member (member links, and a token per matching rule); ``member_query(item,
+      kind) -> query | None``: the query by which the item admits items of the principal kind
+      ``kind`` (a group's ``memberQuery``). A write adding a grant, a member, or making a
+      principal match a query is judged by the escalation rule (step 7,
+      ``engine/escalation.py``). All pure.
+    - ``grant_targets(item, org) -> GrantTargets``: for a kind whose items grant permissions (a
+      policy), which items ``item`` grants on; after a write that binds an identity before or
+      after, the engine settles the statuses that asked (:class:`AsksGrants`) about the targets
+      of both versions. Pure.
+    """
+
+    permissions: Mapping[str, str] = field(default_factory=lambda: BASIC_PERMISSIONS)
+    implied: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: BASIC_IMPLIED)
+    verbs: frozenset[str] = CRUD_VERBS
+    delete_permission: str = "delete"
+    write_permissions: Callable[[Item, Item | None], tuple[str, ...]] = _no_extra_permissions
+    affects_access: bool = False
+    confers: Callable[[Item, str], frozenset[Conferred]] | None = None
+    members: Callable[[Item, str], frozenset[str]] | None = None
+    member_query: Callable[[Item, str], Any] | None = None
+    grant_targets: Callable[[Item, str], GrantTargets] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Presentation:
+    """How the API and clients present items of the kind; data only, never read by a write.
+
+    ``title`` (the OpenAPI document's and messages' name; the capitalised name by default),
+    ``query_properties`` (what a query term may name besides ``tags`` and ``spec.*``/``status.*``
+    paths) and ``item_links`` (links beyond ``self``/``org``/``gvc``: ``(rel, path under the
+    item)``, e.g. a workload's ``("deployment", "deployment")`` -> ``{self}/deployment``) are
+    read by the server. The client side (``convert/``, ``cli/``, the console) may not import
+    kinds, so ``python -m plinth.kinds.facts`` writes the rest into the generated table
+    ``plinth/kindfacts.py`` (and the console's ``templates.json``), which a test holds in step:
+    ``terraform_resource``, the official Terraform provider's resource (``None``: it has none,
+    and ``-o tf`` is a 400; ``""``: not declared, which a served kind may not leave);
+    ``text_columns``, the column titles of the official CLI's ``-o text`` table
+    (``cli/output/columns.py`` knows how to fill each title); ``short_names``, the official
+    CLI's short names of the kind (``vs``); ``template``, the console's Create template (strings
+    may hold ``{org}`` and ``{gvc}``; ``name`` is left empty for the person), which every kind a
+    person creates declares.
+    """
+
+    title: str = ""
+    query_properties: tuple[str, ...] = COMMON_QUERY_PROPERTIES
+    item_links: tuple[tuple[str, str], ...] = ()
+    terraform_resource: str | None = ""
+    text_columns: tuple[str, ...] = ()
+    short_names: tuple[str, ...] = ()
+    template: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class KindSpec:
+    """A kind, declared once: ``name`` and ``scope`` (required), then one small declaration per
+    concern, each with its contract in its docstring: :class:`Schema`, :class:`Rules`,
+    :class:`Status`, :class:`Lifecycle`, :class:`Access`, :class:`Presentation`. A minimal kind
+    is ``KindSpec(name="thing", scope="org")``.
+
+    ``actions``: endpoints beyond the verbs that only this kind serves (:class:`KindAction`).
+    ``example``: the kind's case for the shared conformance suite (:class:`KindExample`). Every
+    kind with ``create`` among its ``Access.verbs`` declares one (a test names each kind that
+    does not), except the root kind: an org is created by the server admin and never deleted.
+    """
+
+    name: str
+    scope: Scope
+    schema: Schema = field(default_factory=Schema)
+    rules: Rules = field(default_factory=Rules)
+    status: Status = field(default_factory=Status)
+    lifecycle: Lifecycle = field(default_factory=Lifecycle)
+    access: Access = field(default_factory=Access)
+    presentation: Presentation = field(default_factory=Presentation)
     actions: tuple[KindAction, ...] = ()
-    #: The kind's case for the shared conformance suite (see :class:`KindExample`).
     example: KindExample | None = None
 
     def __post_init__(self) -> None:
-        if not self.title:
-            object.__setattr__(self, "title", self.name.capitalize())
+        if not self.presentation.title:
+            object.__setattr__(self, "presentation", replace(self.presentation, title=self.name.capitalize()))

@@ -36,7 +36,18 @@ import orjson
 from pydantic import Field
 
 from plinth.errors import FieldError
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindContext, KindExample, KindSpec, Reference
+from plinth.kinds.base import (
+    COMMON_QUERY_PROPERTIES,
+    Access,
+    Item,
+    KindContext,
+    KindExample,
+    KindSpec,
+    Presentation,
+    Reference,
+    Rules,
+    Schema,
+)
 from plinth.kinds.links import link_kind, link_problem, names_item, normalise_links
 from plinth.kinds.query_model import Query
 from plinth.kinds.spec_model import NonEmptyStr, SpecModel, TopLevelModel
@@ -119,21 +130,29 @@ def group_member_query(item: Item, kind: str) -> Any:
 
 GROUP = KindSpec(
     name="group",
-    terraform_resource="cpln_group",
-    text_columns=("NAME", "DESCRIPTION", "CREATED", "FILTER", "ORIGIN", "TAGS"),
     scope="org",
-    title="Group",
-    top_level_model=GroupFields,
-    affects_access=True,
-    server_fields=frozenset({"origin"}),
-    prepare=prepare_group,
-    validate=validate_group,
-    references=group_references,
-    forget=forget_member,
-    members=group_members,
-    member_query=group_member_query,
-    query_properties=(*COMMON_QUERY_PROPERTIES, "origin"),
-    template={"name": "", "description": "", "tags": {}, "memberLinks": []},
+    schema=Schema(
+        top_level_model=GroupFields,
+        server_fields=frozenset({"origin"}),
+    ),
+    rules=Rules(
+        prepare=prepare_group,
+        validate=validate_group,
+        references=group_references,
+        forget=forget_member,
+    ),
+    access=Access(
+        affects_access=True,
+        members=group_members,
+        member_query=group_member_query,
+    ),
+    presentation=Presentation(
+        terraform_resource="cpln_group",
+        text_columns=("NAME", "DESCRIPTION", "CREATED", "FILTER", "ORIGIN", "TAGS"),
+        title="Group",
+        query_properties=(*COMMON_QUERY_PROPERTIES, "origin"),
+        template={"name": "", "description": "", "tags": {}, "memberLinks": []},
+    ),
     example=KindExample(
         valid={"name": "grp{n}", "memberLinks": ["//serviceaccount/sa{n}"]},
         invalid=(

@@ -18,7 +18,7 @@ Plinth serves no registry, so:
 
 from __future__ import annotations
 
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindSpec
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Access, KindSpec, Presentation, Rules, Schema
 from plinth.kinds.permissions import declare_permissions
 
 #: The answer to a POST: images are created by pushing, which Plinth does not serve.
@@ -26,17 +26,25 @@ CREATE_REFUSAL = "You can create an image only by pushing"
 
 IMAGE = KindSpec(
     name="image",
-    terraform_resource=None,
-    text_columns=("NAME", "PULL", "DIGEST", "CREATED", "TAGS"),
     scope="org",
-    title="Image",
-    verbs=frozenset({"get", "list", "patch", "delete"}),
-    create_refusal=CREATE_REFUSAL,
-    server_fields=frozenset({"repository", "tag", "manifest", "digest"}),
-    # Permissions: create -> pull -> view (the vendor's access-control runbook).
-    **declare_permissions(
-        extra={"pull": "Pull the image"},
-        implied={"create": ("pull",), "pull": ("view",)},
+    schema=Schema(
+        server_fields=frozenset({"repository", "tag", "manifest", "digest"}),
     ),
-    query_properties=(*COMMON_QUERY_PROPERTIES, "repository", "tag", "digest"),
+    rules=Rules(
+        create_refusal=CREATE_REFUSAL,
+    ),
+    access=Access(
+        verbs=frozenset({"get", "list", "patch", "delete"}),
+        # Permissions: create -> pull -> view (the vendor's access-control runbook).
+        **declare_permissions(
+            extra={"pull": "Pull the image"},
+            implied={"create": ("pull",), "pull": ("view",)},
+        ),
+    ),
+    presentation=Presentation(
+        terraform_resource=None,
+        text_columns=("NAME", "PULL", "DIGEST", "CREATED", "TAGS"),
+        title="Image",
+        query_properties=(*COMMON_QUERY_PROPERTIES, "repository", "tag", "digest"),
+    ),
 )

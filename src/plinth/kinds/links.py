@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from plinth.kindfacts import GVC_SCOPED
+from plinth.kinds.base import ReadsPlacements, ReadsSelected, StatusDependency
 from plinth.meta import parse_link
 
 USER_EMAIL_MAX = 254
@@ -130,3 +131,12 @@ def gvc_locations(gvc: dict[str, Any] | None, placements: Mapping[str, tuple[str
         return ()
     resolved = placements.get(f"/org/{org}/gvc/{gvc.get('name')}")
     return resolved if resolved is not None else placement_locations(gvc)
+
+
+#: The status dependencies of a status that reads where GVCs are placed (through
+#: :func:`gvc_locations`): the placements themselves, and the locations a GVC's
+#: ``locationQuery`` selects (a location written later changes what it selects).
+READS_PLACEMENTS: tuple[StatusDependency, ...] = (
+    ReadsPlacements(),
+    ReadsSelected(kind="location", holder="gvc", path="spec.staticPlacement.locationQuery"),
+)

@@ -47,13 +47,18 @@ from pydantic import Field, field_validator
 from plinth.errors import FieldError
 from plinth.kinds.base import (
     COMMON_QUERY_PROPERTIES,
+    Access,
     Conferred,
     GrantTargets,
     Item,
     KindContext,
     KindExample,
     KindSpec,
+    Lifecycle,
+    Presentation,
     Reference,
+    Rules,
+    Schema,
 )
 from plinth.kinds.links import link_kind, link_problem, names_item, normalise_links
 from plinth.kinds.permissions import implied_closure, target_permissions
@@ -226,29 +231,39 @@ def policy_grant_targets(item: Item, org: str) -> GrantTargets:
 
 POLICY = KindSpec(
     name="policy",
-    terraform_resource="cpln_policy",
-    text_columns=("NAME", "DESCRIPTION", "CREATED", "TARGET KIND", "MATCHES", "ORIGIN", "TAGS"),
     scope="org",
-    title="Policy",
-    top_level_model=PolicyFields,
-    affects_access=True,
-    builtin_is_read_only=True,
-    server_fields=frozenset({"origin"}),
-    prepare=prepare_policy,
-    validate=validate_policy,
-    references=policy_references,
-    forget=forget_principal,
-    confers=policy_confers,
-    grant_targets=policy_grant_targets,
-    query_properties=(*COMMON_QUERY_PROPERTIES, "origin", "targetKind"),
-    template={
-        "name": "",
-        "description": "",
-        "tags": {},
-        "targetKind": "gvc",
-        "targetLinks": [],
-        "bindings": [{"permissions": ["view"], "principalLinks": ["//group/viewers"]}],
-    },
+    schema=Schema(
+        top_level_model=PolicyFields,
+        server_fields=frozenset({"origin"}),
+    ),
+    rules=Rules(
+        prepare=prepare_policy,
+        validate=validate_policy,
+        references=policy_references,
+        forget=forget_principal,
+    ),
+    lifecycle=Lifecycle(
+        builtin_is_read_only=True,
+    ),
+    access=Access(
+        affects_access=True,
+        confers=policy_confers,
+        grant_targets=policy_grant_targets,
+    ),
+    presentation=Presentation(
+        terraform_resource="cpln_policy",
+        text_columns=("NAME", "DESCRIPTION", "CREATED", "TARGET KIND", "MATCHES", "ORIGIN", "TAGS"),
+        title="Policy",
+        query_properties=(*COMMON_QUERY_PROPERTIES, "origin", "targetKind"),
+        template={
+            "name": "",
+            "description": "",
+            "tags": {},
+            "targetKind": "gvc",
+            "targetLinks": [],
+            "bindings": [{"permissions": ["view"], "principalLinks": ["//group/viewers"]}],
+        },
+    ),
     example=KindExample(
         valid={
             "name": "pol{n}",

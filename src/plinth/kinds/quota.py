@@ -26,7 +26,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindSpec
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Access, KindSpec, Presentation, Schema
 from plinth.kinds.permissions import declare_permissions
 from plinth.kinds.spec_model import TopLevelModel
 
@@ -108,17 +108,23 @@ def _any_name(name: str) -> str | None:
 QUOTA = KindSpec(
     name="quota",
     scope="org",
-    title="Quota",
-    terraform_resource=None,
-    text_columns=("ID", "NAME", "DESCRIPTION", "ORIGIN", "CURRENT", "MAX", "UNIT", "DIMENSIONS"),
-    verbs=frozenset({"get", "list", "patch"}),
-    addressed_by_id=True,
-    has_tags=False,
-    name_rule=_any_name,
-    top_level_model=QuotaFields,
-    server_fields=frozenset({"name", "description", "unit", "dimensions", "current", "origin"}),
-    # Permissions: Quotas are the platform's: no delete.
-    **declare_permissions(without=("delete",)),
-    delete_permission="manage",
-    query_properties=(*COMMON_QUERY_PROPERTIES, "origin", "max", "current", "unit"),
+    schema=Schema(
+        addressed_by_id=True,
+        has_tags=False,
+        name_rule=_any_name,
+        top_level_model=QuotaFields,
+        server_fields=frozenset({"name", "description", "unit", "dimensions", "current", "origin"}),
+    ),
+    access=Access(
+        verbs=frozenset({"get", "list", "patch"}),
+        # Permissions: Quotas are the platform's: no delete.
+        **declare_permissions(without=("delete",)),
+        delete_permission="manage",
+    ),
+    presentation=Presentation(
+        title="Quota",
+        terraform_resource=None,
+        text_columns=("ID", "NAME", "DESCRIPTION", "ORIGIN", "CURRENT", "MAX", "UNIT", "DIMENSIONS"),
+        query_properties=(*COMMON_QUERY_PROPERTIES, "origin", "max", "current", "unit"),
+    ),
 )

@@ -28,7 +28,19 @@ from pydantic import Field, field_validator
 
 from plinth.errors import ValidationFailed
 from plinth.kinds.actions import ActionContext, Answer, ClosedAnswer
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, ActionCase, Item, KindAction, KindContext, KindExample, KindSpec
+from plinth.kinds.base import (
+    COMMON_QUERY_PROPERTIES,
+    Access,
+    ActionCase,
+    Item,
+    KindAction,
+    KindContext,
+    KindExample,
+    KindSpec,
+    Presentation,
+    Rules,
+    Schema,
+)
 from plinth.kinds.permissions import declare_permissions
 from plinth.kinds.spec_model import SpecModel
 from plinth.kinds.validation import validate_model
@@ -89,16 +101,26 @@ def prepare_serviceaccount(item: Item, old: Item | None, ctx: KindContext) -> No
 
 SERVICEACCOUNT = KindSpec(
     name="serviceaccount",
-    terraform_resource="cpln_service_account",
-    text_columns=("NAME", "DESCRIPTION", "CREATED", "ORIGIN", "KEYS", "TAGS"),
     scope="org",
-    title="ServiceAccount",
-    affects_access=True,
-    server_fields=frozenset({"keys", "origin"}),
-    droppable_server_lists=frozenset({"keys"}),
-    prepare=prepare_serviceaccount,
-    **declare_permissions(extra={"addKey": "Add a key to an existing service account"}),
-    query_properties=(*COMMON_QUERY_PROPERTIES, "origin"),
+    schema=Schema(
+        server_fields=frozenset({"keys", "origin"}),
+        droppable_server_lists=frozenset({"keys"}),
+    ),
+    rules=Rules(
+        prepare=prepare_serviceaccount,
+    ),
+    access=Access(
+        affects_access=True,
+        **declare_permissions(extra={"addKey": "Add a key to an existing service account"}),
+    ),
+    presentation=Presentation(
+        terraform_resource="cpln_service_account",
+        text_columns=("NAME", "DESCRIPTION", "CREATED", "ORIGIN", "KEYS", "TAGS"),
+        title="ServiceAccount",
+        query_properties=(*COMMON_QUERY_PROPERTIES, "origin"),
+        short_names=("sa",),
+        template={"name": "", "description": "", "tags": {}},
+    ),
     actions=(
         KindAction(
             operation_id="addServiceaccountKey",
@@ -117,8 +139,6 @@ SERVICEACCOUNT = KindSpec(
             ),
         ),
     ),
-    short_names=("sa",),
-    template={"name": "", "description": "", "tags": {}},
     example=KindExample(
         valid={"name": "sa{n}", "description": "a robot"},
         invalid=(({"name": "sa{n}", "description": "x" * 251}, "description"), ({"name": "Sa{n}"}, "name")),

@@ -95,7 +95,7 @@ class OneOfModel(SpecModel):
 
 
 class TopLevelModel(BaseModel):
-    """Strict model of a kind's extra top-level fields (``KindSpec.top_level_model``).
+    """Strict model of a kind's extra top-level fields (``KindSpec.schema.top_level_model``).
 
     Unknown keys are *ignored* here, not rejected: the engine reports every top-level key
     that is neither envelope nor a field of this model as an unknown field itself, before

@@ -32,7 +32,7 @@ from typing import Annotated
 from pydantic import AfterValidator, Field
 
 from plinth.errors import FieldError
-from plinth.kinds.base import Item, KindContext, KindSpec
+from plinth.kinds.base import Access, Item, KindContext, KindSpec, Presentation, Rules, Schema
 from plinth.kinds.links import user_name_problem
 from plinth.kinds.permissions import declare_permissions
 from plinth.kinds.spec_model import TopLevelModel
@@ -72,21 +72,29 @@ def validate_user(item: Item, old: Item | None, ctx: KindContext) -> list[FieldE
 
 USER = KindSpec(
     name="user",
-    terraform_resource=None,
-    text_columns=("ID", "FULL NAME", "EMAIL", "CREATED", "IDP", "TAGS"),
     scope="org",
-    title="User",
-    top_level_model=UserFields,
-    has_description=False,
-    affects_access=True,
-    name_rule=user_name_rule,
-    validate=validate_user,
-    # Permissions: Users join by invitation: no create.
-    **declare_permissions(
-        extra={"impersonate": "Act as the user", "invite": "Invite users to the org"},
-        without=("create",),
+    schema=Schema(
+        top_level_model=UserFields,
+        has_description=False,
+        name_rule=user_name_rule,
     ),
-    query_properties=("id", "name", "version", "created", "lastModified", "email", "idp"),
-    verbs=frozenset({"get", "list", "patch", "delete"}),
+    rules=Rules(
+        validate=validate_user,
+    ),
+    access=Access(
+        affects_access=True,
+        # Permissions: Users join by invitation: no create.
+        **declare_permissions(
+            extra={"impersonate": "Act as the user", "invite": "Invite users to the org"},
+            without=("create",),
+        ),
+        verbs=frozenset({"get", "list", "patch", "delete"}),
+    ),
+    presentation=Presentation(
+        terraform_resource=None,
+        text_columns=("ID", "FULL NAME", "EMAIL", "CREATED", "IDP", "TAGS"),
+        title="User",
+        query_properties=("id", "name", "version", "created", "lastModified", "email", "idp"),
+    ),
     actions=ACTIONS,
 )

@@ -91,7 +91,7 @@ def check_tags(
     Keys under the reserved ``cpln/`` prefix may not be set by clients, except the ones that
     switch documented behaviour on (``meta.CLIENT_SETTABLE_RESERVED_TAGS``) and ones the item
     already carries unchanged (so a read-modify-write round-trips), and the ``allowed`` ones
-    of the item's kind (``KindSpec.reserved_tags``).
+    of the item's kind (``KindSpec.schema.reserved_tags``).
     """
     if not isinstance(tags, dict):
         return [FieldError(path, "must be an object")]

@@ -3,7 +3,7 @@
 ``aead`` seals and opens values (AES-256-GCM, a fresh nonce per value, the key id beside the
 ciphertext, the item's link as associated data); ``keys`` says where keys come from (a key
 file, ``PLINTH_SECRETS_KEY``, or a SQLite store's generated ``secrets.key``) and how they are
-named. The engine seals a kind's ``KindSpec.sealed`` fields before a record is stored and opens
+named. The engine seals a kind's ``KindSpec.schema.sealed`` fields before a record is stored and opens
 them only to compare, merge, and answer ``-reveal`` (``engine/sealed.py``).
 
 A layer of its own at the bottom: it imports nothing of Plinth (checked by ``lint-imports``).

@@ -201,7 +201,7 @@ class KindPaths:
         body: str | None = None,
         body_required: bool = True,
     ) -> Operation:
-        op: Operation = {"operationId": op_id, "summary": summary, "tags": [self.kind.title]}
+        op: Operation = {"operationId": op_id, "summary": summary, "tags": [self.kind.presentation.title]}
         op["x-plinth-kind"] = self.kind.name
         if params:
             op["parameters"] = [_param(p) for p in params]
@@ -218,26 +218,26 @@ class KindPaths:
         return out
 
     def _collection(self, params: list[Schema], in_org: bool = False) -> PathItem:
-        k, p, verbs = self.kind, self.prefix, self.kind.verbs
+        k, p, verbs = self.kind, self.prefix, self.kind.access.verbs
         path: PathItem = {"parameters": params}
         if "list" in verbs:
             suffix = "InOrg" if in_org else ""
             where = " across every GVC of the org" if in_org else ""
             path["get"] = self._op(
                 f"list{plural(self.cap)}{suffix}",
-                f"List {plural(k.title)}{where}",
+                f"List {plural(k.presentation.title)}{where}",
                 {"200": _watchable(_reply("A page of items", f"{p}List"))},
                 (*PAGED_ERRORS, *WATCH_ERRORS),
                 ("Limit", "Cursor", *WATCH_PARAMS),
             )
         if in_org:
             return path
-        written = _reply(f"The {k.title} (dryRun)", p)
-        created = _reply(f"Created; Location links to the new {k.title}", p, location=True)
+        written = _reply(f"The {k.presentation.title} (dryRun)", p)
+        created = _reply(f"Created; Location links to the new {k.presentation.title}", p, location=True)
         if "create" in verbs:
             path["post"] = self._op(
                 f"create{self.cap}",
-                f"Create a {k.title}",
+                f"Create a {k.presentation.title}",
                 {"200": written, "201": created},
                 WRITE_ERRORS,
                 ("DryRun",),
@@ -246,10 +246,10 @@ class KindPaths:
             if k.scope == "root":
                 path["post"]["description"] = "Needs the server-admin right (the bootstrap key); 403 otherwise."
         if "replace" in verbs:
-            updated = _reply(f"Updated, unchanged, or dryRun: the {k.title}", p)
+            updated = _reply(f"Updated, unchanged, or dryRun: the {k.presentation.title}", p)
             path["put"] = self._op(
                 f"apply{self.cap}",
-                f"Create or replace a {k.title} named in the body (apply)",
+                f"Create or replace a {k.presentation.title} named in the body (apply)",
                 {"200": updated, "201": created},
                 WRITE_ERRORS,
                 ("DryRun",),
@@ -258,16 +258,16 @@ class KindPaths:
         return path
 
     def _item(self, params: list[Schema]) -> PathItem:
-        k, p, verbs = self.kind, self.prefix, self.kind.verbs
+        k, p, verbs = self.kind, self.prefix, self.kind.access.verbs
         path: PathItem = {"parameters": params}
-        item = _reply(f"The {k.title}", p)
+        item = _reply(f"The {k.presentation.title}", p)
         if "get" in verbs:
-            path["get"] = self._op(f"get{self.cap}", f"Get a {k.title}", {"200": item}, COMMON_ERRORS)
+            path["get"] = self._op(f"get{self.cap}", f"Get a {k.presentation.title}", {"200": item}, COMMON_ERRORS)
         if "replace" in verbs:
-            created = _reply(f"Created; Location links to the new {k.title}", p, location=True)
+            created = _reply(f"Created; Location links to the new {k.presentation.title}", p, location=True)
             path["put"] = self._op(
                 f"replace{self.cap}",
-                f"Create or replace a {k.title}",
+                f"Create or replace a {k.presentation.title}",
                 {"200": item, "201": created},
                 WRITE_ERRORS,
                 ("DryRun",),
@@ -276,7 +276,7 @@ class KindPaths:
         if "patch" in verbs:
             path["patch"] = self._op(
                 f"patch{self.cap}",
-                f"Update a {k.title} (deep merge)",
+                f"Update a {k.presentation.title} (deep merge)",
                 {"200": item},
                 WRITE_ERRORS,
                 ("DryRun",),
@@ -284,7 +284,10 @@ class KindPaths:
             )
         if "delete" in verbs:
             path["delete"] = self._op(
-                f"delete{self.cap}", f"Delete a {k.title}", {"202": _reply("Deleted (no body)")}, DELETE_ERRORS
+                f"delete{self.cap}",
+                f"Delete a {k.presentation.title}",
+                {"202": _reply("Deleted (no body)")},
+                DELETE_ERRORS,
             )
         return path
 
@@ -294,7 +297,7 @@ class KindPaths:
         watched = {"200": _watchable(_reply("A page of matching items", f"{p}QueryResult"))}
         post = self._op(
             f"query{self.cap}{suffix}",
-            f"Query {plural(k.title)}",
+            f"Query {plural(k.presentation.title)}",
             watched,
             (*BODY_ERRORS, *WATCH_ERRORS),
             ("Limit", *WATCH_PARAMS),
@@ -304,7 +307,7 @@ class KindPaths:
         )
         get = self._op(
             f"continueQuery{self.cap}{suffix}",
-            f"The next page of a {k.title} query",
+            f"The next page of a {k.presentation.title} query",
             result,
             PAGED_ERRORS,
             ("Limit", "QueryCursor"),
@@ -313,19 +316,21 @@ class KindPaths:
 
     def _eventlog(self, params: list[Schema]) -> PathItem:
         ok = {"200": _reply("A page of events, oldest first", "EventList")}
-        op = self._op(f"get{self.cap}Eventlog", f"The event log of a {self.kind.title}", ok, PAGED_ERRORS)
+        op = self._op(f"get{self.cap}Eventlog", f"The event log of a {self.kind.presentation.title}", ok, PAGED_ERRORS)
         op["parameters"] = [_param("Limit"), _param("Cursor")]
         return {"parameters": params, "get": op}
 
     def _access_report(self, params: list[Schema]) -> PathItem:
         ok = {"200": _reply("Every permission of the kind, with the policies that grant it", "AccessReport")}
-        op = self._op(f"get{self.cap}AccessReport", f"Who may do what to a {self.kind.title}", ok, COMMON_ERRORS)
+        op = self._op(
+            f"get{self.cap}AccessReport", f"Who may do what to a {self.kind.presentation.title}", ok, COMMON_ERRORS
+        )
         op["description"] = "Needs view on the item."
         return {"parameters": params, "get": op}
 
     def _permissions(self, params: list[Schema]) -> PathItem:
         ok = {"200": _reply("The permissions and their implications", f"{self.prefix}Permissions")}
-        summary = f"The permissions a policy may grant on {plural(self.kind.title)}"
+        summary = f"The permissions a policy may grant on {plural(self.kind.presentation.title)}"
         return {"parameters": params, "get": self._op(f"get{self.cap}PermissionSchema", summary, ok, COMMON_ERRORS)}
 
     def _action(self, action: KindAction, params: list[Schema]) -> PathItem:
@@ -363,7 +368,7 @@ class KindPaths:
             )
             base_params = kind_params
             out[base] = self._collection(kind_params)
-            if "list" in k.verbs:
+            if "list" in k.access.verbs:
                 out[base + "/-query"] = self._query(kind_params)
         else:
             base = f"/org/{{org}}/gvc/{{gvc}}/{k.name}"
@@ -374,7 +379,7 @@ class KindPaths:
             )
             base_params = self._path_params("org", "gvc")
             out[base] = self._collection(base_params)
-            if "list" in k.verbs:
+            if "list" in k.access.verbs:
                 out[f"/org/{{org}}/{k.name}"] = self._collection(kind_params, in_org=True)
                 out[f"/org/{{org}}/{k.name}/-query"] = self._query(kind_params)
                 out[base + "/-query"] = self._query(self._path_params("org", "gvc"), "InGvc")
@@ -382,7 +387,7 @@ class KindPaths:
             out[item] = self._item(item_params)
             out[item + "/-eventlog"] = self._eventlog(item_params)
             out[item + "/-accessreport"] = self._access_report(item_params)
-        if k.permissions:
+        if k.access.permissions:
             out[f"/org/{{org}}/{k.name}/-schema/permissions"] = self._permissions(kind_params)
         for action in k.actions:
             if k.scope == "root" and not action.on_item:

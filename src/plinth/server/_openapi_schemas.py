@@ -71,11 +71,11 @@ def ref(name: str) -> Schema:
 
 def schema_prefix(kind: KindSpec) -> str:
     """The component-name stem of a kind: its title without spaces (``VolumeSet``, ``GVC``)."""
-    return re.sub(r"[^A-Za-z0-9]", "", kind.title) or kind.name.capitalize()
+    return re.sub(r"[^A-Za-z0-9]", "", kind.presentation.title) or kind.name.capitalize()
 
 
 def name_schema(kind: KindSpec) -> Schema:
-    return dict(NAME_SCHEMAS.get(kind.name_rule, {"type": "string", "minLength": 1}))
+    return dict(NAME_SCHEMAS.get(kind.schema.name_rule, {"type": "string", "minLength": 1}))
 
 
 def nullable(schema: Schema) -> Schema:
@@ -253,8 +253,8 @@ class KindSchemas:
         models: list[type[BaseModel]] = []
         for kind in kinds.values():
             declared = (
-                kind.spec_model,
-                kind.top_level_model,
+                kind.schema.spec_model,
+                kind.schema.top_level_model,
                 *(action.body for action in kind.actions),
                 *(action.answer for action in kind.actions),
             )
@@ -275,13 +275,13 @@ class KindSchemas:
         return self.defs[self.model_refs[model]["$ref"].removeprefix(PREFIX)]
 
     def _top_level(self, kind: KindSpec) -> tuple[Schema, list[str]]:
-        if kind.top_level_model is None:
+        if kind.schema.top_level_model is None:
             return {}, []
-        model = self._model(kind.top_level_model)
+        model = self._model(kind.schema.top_level_model)
         return dict(model.get("properties", {})), list(model.get("required", []))
 
     def _spec(self, kind: KindSpec) -> Schema | None:
-        return None if kind.spec_model is None else dict(self.model_refs[kind.spec_model])
+        return None if kind.schema.spec_model is None else dict(self.model_refs[kind.schema.spec_model])
 
     def item(self, kind: KindSpec) -> Schema:
         top, top_required = self._top_level(kind)
@@ -291,25 +291,25 @@ class KindSchemas:
             "kind": {"const": kind.name},
             "version": {"type": "integer", "minimum": 1, "description": "Goes up by one on every change."},
         }
-        if kind.has_description:
+        if kind.schema.has_description:
             props["description"] = {"type": "string", "maxLength": DESCRIPTION_MAX}
-        if kind.has_tags:
+        if kind.schema.has_tags:
             props["tags"] = ref("Tags")
         props |= {"created": DATE_TIME, "lastModified": DATE_TIME}
         props["links"] = {"type": "array", "items": ref("Link"), "description": "self, org, gvc (GVC-scoped kinds)"}
         if kind.scope == "gvc":
             props["gvc"] = {"type": "string", "description": "The name of the parent GVC."}
-        for key in sorted(kind.server_fields):
+        for key in sorted(kind.schema.server_fields):
             props[key] = {"description": "Set by the server."}
         props |= top
         spec = self._spec(kind)
         if spec is not None:
             props["spec"] = spec
         props["status"] = {"type": "object", "additionalProperties": True, "description": "Computed by the server."}
-        required = [*props.keys() - {"gvc", *kind.server_fields, *top}, *top_required]
+        required = [*props.keys() - {"gvc", *kind.schema.server_fields, *top}, *top_required]
         if kind.scope == "gvc":
             required.append("gvc")
-        return _obj(props, sorted(required), title=kind.title)
+        return _obj(props, sorted(required), title=kind.presentation.title)
 
     def _writable(self, kind: KindSpec, spec: Schema | None, *, patch: bool = False) -> Schema:
         """Fields a client sends in every write, plus the ignored server-owned ones.
@@ -317,7 +317,7 @@ class KindSchemas:
         With ``patch``, the kind's top-level fields are patch-shaped (``_openapi_partial``).
         """
         props: Schema = {"name": name_schema(kind), "kind": {"const": kind.name}}
-        if kind.has_description:
+        if kind.schema.has_description:
             description = {
                 "type": ["string", "null"],
                 "maxLength": DESCRIPTION_MAX,
@@ -325,7 +325,7 @@ class KindSchemas:
                 "description": "No leading or trailing whitespace; empty or absent means the name.",
             }
             props["description"] = description
-        if kind.has_tags:
+        if kind.schema.has_tags:
             props["tags"] = ref("TagsInput")
         if kind.scope == "gvc":
             props["gvc"] = {"type": "string", "description": "If sent: the GVC of the path (its name or link)."}
@@ -333,25 +333,25 @@ class KindSchemas:
         props |= {k: self.partials.of(v) for k, v in top.items()} if patch else top
         if spec is not None:
             props["spec"] = spec
-        elif kind.spec_model is None:
+        elif kind.schema.spec_model is None:
             props["spec"] = {"anyOf": [NULL, {"type": "object", "maxProperties": 0}], "description": "No spec."}
         props["version"] = {
             "type": ["integer", "null"],
             "description": "Optional precondition: the write answers 409 unless the stored version equals it.",
         }
-        for key in sorted((SERVER_OWNED - {"version"}) | kind.server_fields):
+        for key in sorted((SERVER_OWNED - {"version"}) | kind.schema.server_fields):
             props[key] = {"description": IGNORED}
         return props
 
     def write(self, kind: KindSpec, *, name_required: bool) -> Schema:
         """The body of POST/PUT: a whole item (``name_required`` on the collection)."""
         spec = self._spec(kind)
-        if spec is not None and not kind.spec_required:
+        if spec is not None and not kind.schema.spec_required:
             spec = nullable(spec)
         props = self._writable(kind, spec)
-        required = (["name"] if name_required else []) + (["spec"] if kind.spec_required else [])
+        required = (["name"] if name_required else []) + (["spec"] if kind.schema.spec_required else [])
         where = "the collection" if name_required else "the item (a name, if sent, must match the path)"
-        return _obj(props, required, description=f"A {kind.title} to write to {where}. {IGNORED}")
+        return _obj(props, required, description=f"A {kind.presentation.title} to write to {where}. {IGNORED}")
 
     def patch(self, kind: KindSpec) -> Schema:
         """The body of PATCH: a deep merge into the stored item (``engine/patch.py``)."""
@@ -359,10 +359,10 @@ class KindSchemas:
         full_spec = self._spec(kind)
         if full_spec is not None:
             spec = self.partials.of(full_spec)
-            if not kind.spec_required:
+            if not kind.schema.spec_required:
                 spec, full_spec = nullable(spec), nullable(full_spec)
         props = self._writable(kind, spec, patch=True)
-        if kind.has_tags:
+        if kind.schema.has_tags:
             props["$replace/tags"] = ref("TagsInput")
             props["$drop/tags"] = {"type": "array", "items": {"type": "string"}, "description": "Tag keys to remove."}
         if full_spec is not None:
@@ -378,7 +378,7 @@ class KindSchemas:
         """The body of ``-query`` (``engine/querywire.py``), with the kind's queryable properties."""
         queryable = {
             "anyOf": [
-                {"enum": list(kind.query_properties)},
+                {"enum": list(kind.presentation.query_properties)},
                 {"type": "string", "pattern": r"^(spec|status)(\.[A-Za-z0-9_$@-]+)+$"},
             ]
         }
@@ -448,13 +448,13 @@ class KindSchemas:
             result["properties"]["query"] = ref(f"{p}Query")
             result["required"].append("query")
             add(f"{p}QueryResult", result)
-            if kind.permissions:
+            if kind.access.permissions:
                 add(f"{p}Permissions", self.permissions(kind))
         return out
 
     def permissions(self, kind: KindSpec) -> Schema:
         """The answer of ``-schema/permissions``: the kind's permissions and their implications."""
-        names: Schema = {"enum": sorted(kind.permissions)}
+        names: Schema = {"enum": sorted(kind.access.permissions)}
         entry = _obj({"name": names, "description": {"type": "string"}}, ["name", "description"])
         props = {
             "kind": {"const": "permissions"},

@@ -43,11 +43,11 @@ def _kinds() -> console.Asset:
     listed = [
         {
             "name": k.name,
-            "title": k.title or k.name,
+            "title": k.presentation.title or k.name,
             "scope": k.scope,
-            "verbs": sorted(k.verbs),
-            "serverFields": sorted(k.server_fields),
-            "sealed": list(k.sealed),
+            "verbs": sorted(k.access.verbs),
+            "serverFields": sorted(k.schema.server_fields),
+            "sealed": list(k.schema.sealed),
         }
         for k in KINDS
     ]

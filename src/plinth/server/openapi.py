@@ -73,7 +73,10 @@ def build_document(kinds: Mapping[str, KindSpec]) -> dict[str, Any]:
         "openapi": "3.1.0",
         "info": {"title": "Plinth API", "version": plinth.__version__, "description": DESCRIPTION},
         "security": [{BEARER: []}],
-        "tags": [{"name": k.title, "description": f"The {k.name} kind ({k.scope} scope)"} for k in kinds.values()]
+        "tags": [
+            {"name": k.presentation.title, "description": f"The {k.name} kind ({k.scope} scope)"}
+            for k in kinds.values()
+        ]
         + [{"name": "system", "description": "Open endpoints: no credentials needed"}],
         "paths": paths,
         "components": {

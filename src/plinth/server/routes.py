@@ -64,7 +64,7 @@ async def dispatch(svc: Services, req: Request, info: RequestInfo, body: object,
     return reply
 
 
-#: The methods of an item and of a collection, with the verb each needs (``KindSpec.verbs``).
+#: The methods of an item and of a collection, with the verb each needs (``KindSpec.access.verbs``).
 ITEM_METHODS: dict[str, str] = {"GET": "get", "PUT": "replace", "PATCH": "patch", "DELETE": "delete"}
 COLLECTION_METHODS: dict[str, str] = {"GET": "list", "POST": "create", "PUT": "replace"}
 ORG_WIDE_METHODS: dict[str, str] = {"GET": "list"}
@@ -79,17 +79,17 @@ def _methods(kind: KindSpec, info: RequestInfo) -> dict[str, str]:
 
 def allowed_methods(kind: KindSpec, info: RequestInfo) -> tuple[str, ...]:
     """What the path answers for this kind, in the order of its table."""
-    return tuple(method for method, verb in _methods(kind, info).items() if verb in kind.verbs)
+    return tuple(method for method, verb in _methods(kind, info).items() if verb in kind.access.verbs)
 
 
 def _check_method(svc: Services, req: Request, info: RequestInfo) -> None:
     kind = svc.engine.kinds.get(info.kind)
     if kind is None:
         return  # the engine answers 404 for an unknown kind
-    if _methods(kind, info).get(req.method) in kind.verbs:
+    if _methods(kind, info).get(req.method) in kind.access.verbs:
         return
-    if kind.create_refusal is not None and req.method == "POST" and not info.is_item:
-        raise Forbidden(kind.create_refusal, {"kind": kind.name})
+    if kind.rules.create_refusal is not None and req.method == "POST" and not info.is_item:
+        raise Forbidden(kind.rules.create_refusal, {"kind": kind.name})
     allowed = allowed_methods(kind, info)
     where = "an item" if info.is_item else "a collection"
     detail = {"allow": ", ".join(allowed)} if allowed else None

@@ -1,6 +1,6 @@
 """Per-kind table columns for ``-o text``, as the official CLI's models define them (docs/cli.md, Output formats).
 
-Each kind declares its column titles (``KindSpec.text_columns``, in the generated
+Each kind declares its column titles (``KindSpec.presentation.text_columns``, in the generated
 ``plinth.kindfacts``); this module says how to fill each title: the common ones alike for every
 kind, a few per kind, and any other title from the top-level field it names.
 
@@ -288,7 +288,7 @@ def model(kind: str, titles: tuple[str, ...]) -> list[Column]:
     return [Column(t, KIND_CELLS.get((kind, t)) or COMMON_CELLS.get(t) or field(camel(t))) for t in titles]
 
 
-#: Kind -> its table: the titles each kind declares (``KindSpec.text_columns``, read from the
+#: Kind -> its table: the titles each kind declares (``KindSpec.presentation.text_columns``, read from the
 #: generated ``plinth.kindfacts``), and a deployment's, which is no kind.
 MODELS: dict[str, list[Column]] = {kind: model(kind, titles) for kind, titles in TEXT_COLUMNS.items()} | {
     # One row per location (types-ts deployment.ts); STATUS lists every key of ``status``.

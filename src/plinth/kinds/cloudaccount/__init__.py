@@ -25,7 +25,16 @@ Decisions where the sources are silent:
 
 from __future__ import annotations
 
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindExample, KindSpec
+from plinth.kinds.base import (
+    COMMON_QUERY_PROPERTIES,
+    Access,
+    KindExample,
+    KindSpec,
+    Presentation,
+    Rules,
+    Schema,
+    Status,
+)
 from plinth.kinds.cloudaccount.instructions import INSTRUCTIONS
 from plinth.kinds.cloudaccount.models import CloudAccountFields
 from plinth.kinds.cloudaccount.rules import (
@@ -38,30 +47,40 @@ from plinth.kinds.permissions import declare_permissions
 
 CLOUDACCOUNT = KindSpec(
     name="cloudaccount",
-    terraform_resource="cpln_cloud_account",
-    text_columns=("NAME", "DESCRIPTION", "PROVIDER", "INFO", "CREATED", "TAGS"),
     scope="org",
-    title="CloudAccount",
-    top_level_model=CloudAccountFields,
-    immutable=("provider",),
-    validate=validate_cloudaccount,
-    references=cloudaccount_references,
-    validate_resolved=validate_secret_type,
-    compute_status=cloudaccount_status,
-    # Permissions: browse implies view, and edit implies it (docs.controlplane.com/reference/cloudaccount).
-    **declare_permissions(
-        extra={"browse": "Browse the cloud account's resources"},
-        implied={"browse": ("view",), "edit": ("browse", "view")},
+    schema=Schema(
+        top_level_model=CloudAccountFields,
+        immutable=("provider",),
     ),
-    query_properties=(*COMMON_QUERY_PROPERTIES, "provider"),
+    rules=Rules(
+        validate=validate_cloudaccount,
+        references=cloudaccount_references,
+        validate_resolved=validate_secret_type,
+    ),
+    status=Status(
+        compute=cloudaccount_status,
+    ),
+    access=Access(
+        # Permissions: browse implies view, and edit implies it (docs.controlplane.com/reference/cloudaccount).
+        **declare_permissions(
+            extra={"browse": "Browse the cloud account's resources"},
+            implied={"browse": ("view",), "edit": ("browse", "view")},
+        ),
+    ),
+    presentation=Presentation(
+        terraform_resource="cpln_cloud_account",
+        text_columns=("NAME", "DESCRIPTION", "PROVIDER", "INFO", "CREATED", "TAGS"),
+        title="CloudAccount",
+        query_properties=(*COMMON_QUERY_PROPERTIES, "provider"),
+        template={
+            "name": "",
+            "description": "",
+            "tags": {},
+            "provider": "aws",
+            "data": {"roleArn": "arn:aws:iam::123456789012:role/cpln-{org}"},
+        },
+    ),
     actions=(INSTRUCTIONS,),
-    template={
-        "name": "",
-        "description": "",
-        "tags": {},
-        "provider": "aws",
-        "data": {"roleArn": "arn:aws:iam::123456789012:role/cpln-{org}"},
-    },
     example=KindExample(
         valid={
             "name": "aws{n}",

@@ -16,52 +16,72 @@ this domain with other domains, which the hooks cannot see.
 
 from __future__ import annotations
 
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindExample, KindSpec
+from plinth.kinds.base import (
+    COMMON_QUERY_PROPERTIES,
+    KindExample,
+    KindSpec,
+    Presentation,
+    ReadsLinked,
+    Rules,
+    Schema,
+    Status,
+)
 from plinth.kinds.domain.links import domain_references
 from plinth.kinds.domain.models import DomainSpec
 from plinth.kinds.domain.names import domain_name_rule
 from plinth.kinds.domain.prepare import prepare_domain
 from plinth.kinds.domain.rules import validate_domain
 from plinth.kinds.domain.status import compute_domain_status
+from plinth.kinds.links import READS_PLACEMENTS
 
 DOMAIN = KindSpec(
-    reads_placements=True,
     name="domain",
-    terraform_resource="cpln_domain",
-    text_columns=("NAME", "DESCRIPTION", "TAGS"),
     scope="org",
-    title="Domain",
-    spec_model=DomainSpec,
-    name_rule=domain_name_rule,
-    prepare=prepare_domain,
-    validate=validate_domain,
-    compute_status=compute_domain_status,
-    references=domain_references,
-    status_inputs=frozenset({"gvc", "workload"}),
-    query_properties=(
-        *COMMON_QUERY_PROPERTIES,
-        "spec.dnsMode",
-        "spec.gvcLink",
-        "spec.certChallengeType",
-        "spec.workloadLink",
-        "spec.acceptAllHosts",
-        "spec.acceptAllSubdomains",
+    schema=Schema(
+        spec_model=DomainSpec,
+        name_rule=domain_name_rule,
     ),
-    template={
-        "name": "",
-        "description": "",
-        "tags": {},
-        "spec": {
-            "dnsMode": "cname",
-            "ports": [
-                {
-                    "number": 443,
-                    "protocol": "http2",
-                    "routes": [{"prefix": "/", "workloadLink": "//gvc/{gvc}/workload/web"}],
-                }
-            ],
+    rules=Rules(
+        prepare=prepare_domain,
+        validate=validate_domain,
+        references=domain_references,
+    ),
+    status=Status(
+        compute=compute_domain_status,
+        depends_on=(
+            ReadsLinked(frozenset({"gvc", "workload"})),
+            *READS_PLACEMENTS,
+        ),
+    ),
+    presentation=Presentation(
+        terraform_resource="cpln_domain",
+        text_columns=("NAME", "DESCRIPTION", "TAGS"),
+        title="Domain",
+        query_properties=(
+            *COMMON_QUERY_PROPERTIES,
+            "spec.dnsMode",
+            "spec.gvcLink",
+            "spec.certChallengeType",
+            "spec.workloadLink",
+            "spec.acceptAllHosts",
+            "spec.acceptAllSubdomains",
+        ),
+        template={
+            "name": "",
+            "description": "",
+            "tags": {},
+            "spec": {
+                "dnsMode": "cname",
+                "ports": [
+                    {
+                        "number": 443,
+                        "protocol": "http2",
+                        "routes": [{"prefix": "/", "workloadLink": "//gvc/{gvc}/workload/web"}],
+                    }
+                ],
+            },
         },
-    },
+    ),
     example=KindExample(
         valid={
             "name": "d{n}.example.com",

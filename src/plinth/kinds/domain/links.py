@@ -89,7 +89,7 @@ def domain_references(item: Item, org: str) -> list[Reference]:
     ``gvcLink`` must name an existing GVC. Workloads are not served yet and secrets are
     checked when they are read, so those links need only be well-formed and in this org.
     The GVC that routed workloads live in is listed too (not required to exist), so its
-    item reaches ``compute_status`` (load balancer, alias, locations) and a change to it
+    item reaches ``Status.compute`` (load balancer, alias, locations) and a change to it
     refreshes the domain's status.
     """
     references: list[Reference] = []

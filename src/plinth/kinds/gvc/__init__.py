@@ -28,7 +28,7 @@ cross-field rules), ``links`` (the references a GVC holds).
 
 from __future__ import annotations
 
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindExample, KindSpec
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Access, KindExample, KindSpec, Presentation, Rules, Schema
 from plinth.kinds.gvc.links import gvc_references
 from plinth.kinds.gvc.models import GvcSpec
 from plinth.kinds.gvc.prepare import gvc_alias, prepare_gvc
@@ -39,34 +39,41 @@ __all__ = ["GVC", "gvc_alias"]
 
 GVC = KindSpec(
     name="gvc",
-    terraform_resource="cpln_gvc",
-    text_columns=("NAME", "DESCRIPTION", "CREATED", "ALIAS", "DOMAIN", "LOCATIONS", "TAGS"),
     scope="org",
-    title="GVC",
-    spec_model=GvcSpec,
-    server_fields=frozenset({"alias"}),
-    **declare_permissions(extra={"configureLoadBalancer": "Configure the GVC's load balancer"}),
-    prepare=prepare_gvc,
-    validate=validate_gvc,
-    references=gvc_references,
-    validate_resolved=validate_gvc_locations,
-    protects=frozenset({"location"}),
-    query_inputs={"location": "spec.staticPlacement.locationQuery"},
-    query_properties=(
-        *COMMON_QUERY_PROPERTIES,
-        "alias",
-        "spec.endpointNamingFormat",
-        "spec.staticPlacement.locationLinks",
-        "spec.loadBalancer.dedicated",
-        "spec.keda.enabled",
-        "spec.domain",
+    schema=Schema(
+        spec_model=GvcSpec,
+        server_fields=frozenset({"alias"}),
     ),
-    template={
-        "name": "",
-        "description": "",
-        "tags": {},
-        "spec": {"staticPlacement": {"locationLinks": ["//location/aws-us-east-1"]}, "env": []},
-    },
+    rules=Rules(
+        prepare=prepare_gvc,
+        validate=validate_gvc,
+        references=gvc_references,
+        validate_resolved=validate_gvc_locations,
+        protects=frozenset({"location"}),
+    ),
+    access=Access(
+        **declare_permissions(extra={"configureLoadBalancer": "Configure the GVC's load balancer"}),
+    ),
+    presentation=Presentation(
+        terraform_resource="cpln_gvc",
+        text_columns=("NAME", "DESCRIPTION", "CREATED", "ALIAS", "DOMAIN", "LOCATIONS", "TAGS"),
+        title="GVC",
+        query_properties=(
+            *COMMON_QUERY_PROPERTIES,
+            "alias",
+            "spec.endpointNamingFormat",
+            "spec.staticPlacement.locationLinks",
+            "spec.loadBalancer.dedicated",
+            "spec.keda.enabled",
+            "spec.domain",
+        ),
+        template={
+            "name": "",
+            "description": "",
+            "tags": {},
+            "spec": {"staticPlacement": {"locationLinks": ["//location/aws-us-east-1"]}, "env": []},
+        },
+    ),
     example=KindExample(
         valid={"name": "g{n}", "spec": {"loadBalancer": {"dedicated": True}}},
         invalid=(

@@ -67,7 +67,9 @@ def _placement_errors(placement: dict[str, Any], org: str) -> list[FieldError]:
 
 def _queryable(prop: str) -> bool:
     parts = prop.split(".")
-    return prop in LOCATION.query_properties or (parts[0] in ("spec", "status") and len(parts) > 1 and all(parts))
+    return prop in LOCATION.presentation.query_properties or (
+        parts[0] in ("spec", "status") and len(parts) > 1 and all(parts)
+    )
 
 
 def _query_property_errors(spec: dict[str, Any], path: str) -> list[FieldError]:
@@ -76,7 +78,7 @@ def _query_property_errors(spec: dict[str, Any], path: str) -> list[FieldError]:
     named.append((f"{path}.sort.by", (spec.get("sort") or {}).get("by")))
     for where, prop in named:
         if prop is not None and not _queryable(prop):
-            allowed = ", ".join(LOCATION.query_properties)
+            allowed = ", ".join(LOCATION.presentation.query_properties)
             message = f"a location has no property '{prop}'; use one of {allowed} or a spec.* path"
             errors.append(FieldError(where, message))
     for i, term in enumerate(spec.get("terms") or []):

@@ -33,7 +33,18 @@ Decisions where the sources are silent or disagree (docs.controlplane.com/refere
 from __future__ import annotations
 
 from plinth.errors import FieldError
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindContext, KindExample, KindSpec
+from plinth.kinds.base import (
+    COMMON_QUERY_PROPERTIES,
+    Access,
+    Item,
+    KindContext,
+    KindExample,
+    KindSpec,
+    Presentation,
+    Rules,
+    Schema,
+    Status,
+)
 from plinth.kinds.identity.links import PROVIDERS, identity_references, link_errors
 from plinth.kinds.identity.models import IdentityFields
 from plinth.kinds.identity.rules import validate_identity
@@ -48,27 +59,37 @@ def validate(item: Item, old: Item | None, ctx: KindContext) -> list[FieldError]
 
 IDENTITY = KindSpec(
     name="identity",
-    terraform_resource="cpln_identity",
-    text_columns=("NAME", "DESCRIPTION", "GVC", "LOCAL NAME", "CREATED", "PROVIDERS", "TAGS"),
     scope="gvc",
-    title="Identity",
-    top_level_model=IdentityFields,
-    validate=validate,
-    references=identity_references,
-    compute_status=compute_identity_status,
-    **declare_permissions(extra={"use": "Link the identity to workloads"}),
-    query_properties=(
-        *COMMON_QUERY_PROPERTIES,
-        "gvc",
-        *(f"{provider}.cloudAccountLink" for provider in PROVIDERS),
+    schema=Schema(
+        top_level_model=IdentityFields,
     ),
-    short_names=("id",),
-    template={
-        "name": "",
-        "description": "",
-        "tags": {},
-        "networkResources": [{"name": "db", "FQDN": "db.example.com", "ports": [5432]}],
-    },
+    rules=Rules(
+        validate=validate,
+        references=identity_references,
+    ),
+    status=Status(
+        compute=compute_identity_status,
+    ),
+    access=Access(
+        **declare_permissions(extra={"use": "Link the identity to workloads"}),
+    ),
+    presentation=Presentation(
+        terraform_resource="cpln_identity",
+        text_columns=("NAME", "DESCRIPTION", "GVC", "LOCAL NAME", "CREATED", "PROVIDERS", "TAGS"),
+        title="Identity",
+        query_properties=(
+            *COMMON_QUERY_PROPERTIES,
+            "gvc",
+            *(f"{provider}.cloudAccountLink" for provider in PROVIDERS),
+        ),
+        short_names=("id",),
+        template={
+            "name": "",
+            "description": "",
+            "tags": {},
+            "networkResources": [{"name": "db", "FQDN": "db.example.com", "ports": [5432]}],
+        },
+    ),
     example=KindExample(
         valid={
             "name": "id{n}",

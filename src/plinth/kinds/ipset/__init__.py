@@ -25,29 +25,49 @@ Decisions where the sources are silent (docs.controlplane.com/reference/ipset; d
 
 from __future__ import annotations
 
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindExample, KindSpec
+from plinth.kinds.base import (
+    COMMON_QUERY_PROPERTIES,
+    KindExample,
+    KindSpec,
+    Presentation,
+    ReadsLinked,
+    Rules,
+    Schema,
+    Status,
+)
 from plinth.kinds.ipset.links import ipset_references, validate_ipset
 from plinth.kinds.ipset.models import IpSetSpec
 from plinth.kinds.ipset.status import compute_ipset_status
 
 IPSET = KindSpec(
     name="ipset",
-    terraform_resource="cpln_ipset",
-    text_columns=("NAME", "DESCRIPTION", "LINK", "LOCATIONS", "TAGS"),
     scope="org",
-    title="IpSet",
-    spec_model=IpSetSpec,
-    validate=validate_ipset,
-    references=ipset_references,
-    compute_status=compute_ipset_status,
-    status_inputs=frozenset({"workload", "gvc"}),
-    query_properties=COMMON_QUERY_PROPERTIES,
-    template={
-        "name": "",
-        "description": "",
-        "tags": {},
-        "spec": {"link": "//gvc/{gvc}", "locations": [{"name": "//location/aws-us-east-1", "retentionPolicy": "keep"}]},
-    },
+    schema=Schema(
+        spec_model=IpSetSpec,
+    ),
+    rules=Rules(
+        validate=validate_ipset,
+        references=ipset_references,
+    ),
+    status=Status(
+        compute=compute_ipset_status,
+        depends_on=(ReadsLinked(frozenset({"workload", "gvc"})),),
+    ),
+    presentation=Presentation(
+        terraform_resource="cpln_ipset",
+        text_columns=("NAME", "DESCRIPTION", "LINK", "LOCATIONS", "TAGS"),
+        title="IpSet",
+        query_properties=COMMON_QUERY_PROPERTIES,
+        template={
+            "name": "",
+            "description": "",
+            "tags": {},
+            "spec": {
+                "link": "//gvc/{gvc}",
+                "locations": [{"name": "//location/aws-us-east-1", "retentionPolicy": "keep"}],
+            },
+        },
+    ),
     example=KindExample(
         valid={
             "name": "ips{n}",

@@ -10,7 +10,7 @@ status does report is whether the link works, as the platform's ``warning`` does
   ``spec.loadBalancer.ipSet`` with a dedicated load balancer; otherwise a warning starting
   "Cross-link misconfiguration", as the platform words it.
 
-``status_inputs`` names ``workload`` and ``gvc``, so a change (or the deletion) of the linked
+The status reads its linked ``workload`` and ``gvc`` (``ReadsLinked``), so a change (or the deletion) of the linked
 item refreshes the status; without ``spec.link`` there is no warning.
 """
 

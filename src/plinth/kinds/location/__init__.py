@@ -32,7 +32,16 @@ Package layout: ``catalog`` (the built-in locations, as data), ``models`` (the s
 
 from __future__ import annotations
 
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindExample, KindSpec
+from plinth.kinds.base import (
+    COMMON_QUERY_PROPERTIES,
+    Access,
+    KindExample,
+    KindSpec,
+    Presentation,
+    Rules,
+    Schema,
+    Status,
+)
 from plinth.kinds.location.catalog import BUILTIN_LOCATIONS, BuiltinLocation, builtin_description
 from plinth.kinds.location.models import LocationFields, LocationSpec
 from plinth.kinds.location.rules import compute_location_status, disabling, prepare_location, validate_location
@@ -42,27 +51,38 @@ __all__ = ["BUILTIN_LOCATIONS", "LOCATION", "BuiltinLocation", "builtin_descript
 
 LOCATION = KindSpec(
     name="location",
-    terraform_resource="cpln_location",
-    text_columns=("NAME", "DESCRIPTION", "PROVIDER", "ENABLED", "REGION", "ORIGIN", "TAGS"),
     scope="org",
-    spec_model=LocationSpec,
-    top_level_model=LocationFields,
-    server_fields=frozenset({"origin"}),
-    immutable=("provider", "region"),
-    # Permissions: No delete, and use (docs.controlplane.com/reference/location); deleting a BYOK location needs manage.
-    **declare_permissions(
-        extra={"use": "Place GVCs in the location"},
-        implied={"use": ("view",)},
-        without=("delete",),
+    schema=Schema(
+        spec_model=LocationSpec,
+        top_level_model=LocationFields,
+        server_fields=frozenset({"origin"}),
+        immutable=("provider", "region"),
     ),
-    delete_permission="manage",
-    prepare=prepare_location,
-    validate=validate_location,
-    compute_status=compute_location_status,
-    protected_change=disabling,
-    query_properties=(*COMMON_QUERY_PROPERTIES, "origin", "provider", "region"),
-    short_names=("loc",),
-    template={"name": "", "description": "", "tags": {}, "provider": "byok"},
+    rules=Rules(
+        prepare=prepare_location,
+        validate=validate_location,
+        protected_change=disabling,
+    ),
+    status=Status(
+        compute=compute_location_status,
+    ),
+    access=Access(
+        # Permissions: No delete, and use (docs.controlplane.com/reference/location); deleting a BYOK
+        # location needs manage.
+        **declare_permissions(
+            extra={"use": "Place GVCs in the location"},
+            implied={"use": ("view",)},
+            without=("delete",),
+        ),
+        delete_permission="manage",
+    ),
+    presentation=Presentation(
+        terraform_resource="cpln_location",
+        text_columns=("NAME", "DESCRIPTION", "PROVIDER", "ENABLED", "REGION", "ORIGIN", "TAGS"),
+        query_properties=(*COMMON_QUERY_PROPERTIES, "origin", "provider", "region"),
+        short_names=("loc",),
+        template={"name": "", "description": "", "tags": {}, "provider": "byok"},
+    ),
     example=KindExample(
         valid={"name": "edge{n}", "provider": "byok", "tags": {"site": "basement"}},
         invalid=(

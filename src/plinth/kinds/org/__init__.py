@@ -22,7 +22,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, CRUD_VERBS, Item, KindContext, KindSpec, default_name_rule
+from plinth.kinds.base import (
+    COMMON_QUERY_PROPERTIES,
+    CRUD_VERBS,
+    Access,
+    Item,
+    KindContext,
+    KindSpec,
+    Presentation,
+    Schema,
+    Status,
+    default_name_rule,
+)
 from plinth.kinds.org.models import OrgSpec
 from plinth.kinds.permissions import EXEC_DESCRIPTION, declare_permissions
 
@@ -45,32 +56,40 @@ def compute_org_status(item: Item, ctx: KindContext) -> dict[str, Any]:
 
 ORG = KindSpec(
     name="org",
-    terraform_resource="cpln_org",
-    text_columns=("NAME", "DESCRIPTION", "LINK", "TAGS"),
     scope="root",
-    title="Org",
-    spec_model=OrgSpec,
-    name_rule=org_name_rule,
-    # Permissions: Creating an org is the server admin's right, and orgs are never deleted: no create or delete.
-    **declare_permissions(
-        extra={
-            "exec": EXEC_DESCRIPTION,
-            "exec.echo": "Run the echo command",
-            "grafanaAdmin": "Administer the org's Grafana",
-            "readLogs": "Read the logs of every workload",
-            "readMetrics": "Read metrics",
-            "readUsage": "Read usage",
-            "viewAccessReport": "View the access report",
-        },
-        implied={"exec": ("exec.echo",)},
-        without=("create", "delete"),
+    schema=Schema(
+        spec_model=OrgSpec,
+        name_rule=org_name_rule,
     ),
-    compute_status=compute_org_status,
-    query_properties=(
-        *COMMON_QUERY_PROPERTIES,
-        "spec.sessionTimeoutSeconds",
-        "spec.authConfig.samlOnly",
-        "spec.security.threatDetection.enabled",
+    status=Status(
+        compute=compute_org_status,
     ),
-    verbs=CRUD_VERBS - {"delete"},
+    access=Access(
+        # Permissions: Creating an org is the server admin's right, and orgs are never deleted: no create or delete.
+        **declare_permissions(
+            extra={
+                "exec": EXEC_DESCRIPTION,
+                "exec.echo": "Run the echo command",
+                "grafanaAdmin": "Administer the org's Grafana",
+                "readLogs": "Read the logs of every workload",
+                "readMetrics": "Read metrics",
+                "readUsage": "Read usage",
+                "viewAccessReport": "View the access report",
+            },
+            implied={"exec": ("exec.echo",)},
+            without=("create", "delete"),
+        ),
+        verbs=CRUD_VERBS - {"delete"},
+    ),
+    presentation=Presentation(
+        terraform_resource="cpln_org",
+        text_columns=("NAME", "DESCRIPTION", "LINK", "TAGS"),
+        title="Org",
+        query_properties=(
+            *COMMON_QUERY_PROPERTIES,
+            "spec.sessionTimeoutSeconds",
+            "spec.authConfig.samlOnly",
+            "spec.security.threatDetection.enabled",
+        ),
+    ),
 )

@@ -2,7 +2,7 @@
 sealed at rest.
 
 Top-level fields: ``type`` (one of twelve, immutable) and ``data``, whose shape the type decides
-(``rules.py``). ``data`` is the kind's one sealed field (``KindSpec.sealed``): the engine seals it
+(``rules.py``). ``data`` is the kind's one sealed field (``KindSpec.schema.sealed``): the engine seals it
 with the server's secrets key before anything is stored (``engine/sealed.py``,
 ``plinth.sealing``), so the stored document, its events, exports and the logs never hold it.
 
@@ -36,7 +36,7 @@ Decisions where the sources are silent or disagree:
 
 from __future__ import annotations
 
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindExample, KindSpec
+from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Access, KindExample, KindSpec, Presentation, Rules, Schema
 from plinth.kinds.permissions import declare_permissions
 from plinth.kinds.secret.actions import FOR_TYPE, REVEAL
 from plinth.kinds.secret.models import SecretFields
@@ -44,30 +44,38 @@ from plinth.kinds.secret.rules import prepare_secret, validate_secret
 
 SECRET = KindSpec(
     name="secret",
-    terraform_resource="cpln_secret",
-    text_columns=("NAME", "DESCRIPTION", "TYPE", "CREATED", "TAGS"),
     scope="org",
-    title="Secret",
-    top_level_model=SecretFields,
-    sealed=("data",),
-    immutable=("type",),
-    prepare=prepare_secret,
-    validate=validate_secret,
-    # Permissions: reveal reads the values (implied by edit); reveal and use each imply view
-    # (docs.controlplane.com/reference/secret).
-    **declare_permissions(
-        extra={"reveal": "Read the secret's values", "use": "Reference the secret from workloads"},
-        implied={"edit": ("reveal", "view"), "reveal": ("view",), "use": ("view",)},
+    schema=Schema(
+        top_level_model=SecretFields,
+        sealed=("data",),
+        immutable=("type",),
     ),
-    query_properties=(*COMMON_QUERY_PROPERTIES, "type"),
+    rules=Rules(
+        prepare=prepare_secret,
+        validate=validate_secret,
+    ),
+    access=Access(
+        # Permissions: reveal reads the values (implied by edit); reveal and use each imply view
+        # (docs.controlplane.com/reference/secret).
+        **declare_permissions(
+            extra={"reveal": "Read the secret's values", "use": "Reference the secret from workloads"},
+            implied={"edit": ("reveal", "view"), "reveal": ("view",), "use": ("view",)},
+        ),
+    ),
+    presentation=Presentation(
+        terraform_resource="cpln_secret",
+        text_columns=("NAME", "DESCRIPTION", "TYPE", "CREATED", "TAGS"),
+        title="Secret",
+        query_properties=(*COMMON_QUERY_PROPERTIES, "type"),
+        template={
+            "name": "",
+            "description": "",
+            "tags": {},
+            "type": "opaque",
+            "data": {"payload": "change me", "encoding": "plain"},
+        },
+    ),
     actions=(REVEAL, FOR_TYPE),
-    template={
-        "name": "",
-        "description": "",
-        "tags": {},
-        "type": "opaque",
-        "data": {"payload": "change me", "encoding": "plain"},
-    },
     example=KindExample(
         valid={"name": "sec{n}", "type": "opaque", "data": {"payload": "aGVsbG8=", "encoding": "base64"}},
         invalid=(

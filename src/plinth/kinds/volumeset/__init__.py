@@ -11,43 +11,64 @@ cross-field rules), ``status`` (the computed status, which follows the parent GV
 
 from __future__ import annotations
 
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, KindExample, KindSpec
+from plinth.kinds.base import (
+    COMMON_QUERY_PROPERTIES,
+    KindExample,
+    KindSpec,
+    Presentation,
+    ReadsLinked,
+    ReadsLinkers,
+    Rules,
+    Schema,
+    Status,
+)
+from plinth.kinds.links import READS_PLACEMENTS
 from plinth.kinds.volumeset.models import VolumeSetSpec
 from plinth.kinds.volumeset.prepare import prepare_volumeset
 from plinth.kinds.volumeset.rules import validate_volumeset
 from plinth.kinds.volumeset.status import compute_volumeset_status
 
 VOLUMESET = KindSpec(
-    reads_placements=True,
     name="volumeset",
-    terraform_resource="cpln_volume_set",
-    text_columns=("NAME", "DESCRIPTION", "GVC", "CREATED", "PERFORMANCE CLASS", "FILE SYSTEM TYPE", "TAGS"),
     scope="gvc",
-    title="VolumeSet",
-    spec_model=VolumeSetSpec,
-    spec_required=True,
-    immutable=("spec.performanceClass", "spec.fileSystemType"),
-    prepare=prepare_volumeset,
-    validate=validate_volumeset,
-    compute_status=compute_volumeset_status,
-    status_inputs=frozenset({"gvc"}),
-    status_referrers=frozenset({"workload"}),
-    query_properties=(
-        *COMMON_QUERY_PROPERTIES,
-        "gvc",
-        "spec.initialCapacity",
-        "spec.performanceClass",
-        "spec.fileSystemType",
-        "spec.storageClassSuffix",
-        "spec.autoscaling.maxCapacity",
+    schema=Schema(
+        spec_model=VolumeSetSpec,
+        spec_required=True,
+        immutable=("spec.performanceClass", "spec.fileSystemType"),
     ),
-    short_names=("vs",),
-    template={
-        "name": "",
-        "description": "",
-        "tags": {},
-        "spec": {"initialCapacity": 10, "performanceClass": "general-purpose-ssd", "fileSystemType": "ext4"},
-    },
+    rules=Rules(
+        prepare=prepare_volumeset,
+        validate=validate_volumeset,
+    ),
+    status=Status(
+        compute=compute_volumeset_status,
+        depends_on=(
+            ReadsLinked(frozenset({"gvc"})),
+            ReadsLinkers(frozenset({"workload"})),
+            *READS_PLACEMENTS,
+        ),
+    ),
+    presentation=Presentation(
+        terraform_resource="cpln_volume_set",
+        text_columns=("NAME", "DESCRIPTION", "GVC", "CREATED", "PERFORMANCE CLASS", "FILE SYSTEM TYPE", "TAGS"),
+        title="VolumeSet",
+        query_properties=(
+            *COMMON_QUERY_PROPERTIES,
+            "gvc",
+            "spec.initialCapacity",
+            "spec.performanceClass",
+            "spec.fileSystemType",
+            "spec.storageClassSuffix",
+            "spec.autoscaling.maxCapacity",
+        ),
+        short_names=("vs",),
+        template={
+            "name": "",
+            "description": "",
+            "tags": {},
+            "spec": {"initialCapacity": 10, "performanceClass": "general-purpose-ssd", "fileSystemType": "ext4"},
+        },
+    ),
     example=KindExample(
         valid={"name": "v{n}", "spec": {"initialCapacity": 10}},
         invalid=(

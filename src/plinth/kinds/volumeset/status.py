@@ -11,8 +11,8 @@ status shows what the platform would hold before any workload attaches:
 - ``workloadLinks``: the workloads that mount the set (``ctx.referrers``: the engine
   refreshes the status on every write or delete of a workload that mounts it or did).
 
-The status follows the parent: ``status_inputs`` names ``gvc``, so the engine recomputes
-it when the parent GVC's placement changes.
+The status follows the parent: it ``ReadsLinked`` ``gvc`` and ``READS_PLACEMENTS`` (``kinds/links.py``),
+so the engine recomputes it when the parent GVC's placement, or a location its query selects, changes.
 """
 
 from __future__ import annotations

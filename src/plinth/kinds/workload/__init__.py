@@ -21,7 +21,23 @@ sets it mounts and the identity it names: deleting one of them is a 409 while it
 from __future__ import annotations
 
 from plinth.errors import FieldError
-from plinth.kinds.base import COMMON_QUERY_PROPERTIES, Item, KindContext, KindExample, KindSpec
+from plinth.kinds.base import (
+    COMMON_QUERY_PROPERTIES,
+    Access,
+    AsksGrants,
+    Item,
+    KindContext,
+    KindExample,
+    KindSpec,
+    Lifecycle,
+    Presentation,
+    ReadsLinked,
+    ReadsRuntime,
+    Rules,
+    Schema,
+    Status,
+)
+from plinth.kinds.links import READS_PLACEMENTS
 from plinth.kinds.permissions import EXEC_DESCRIPTION, declare_permissions
 from plinth.kinds.workload.actions import ACTIONS
 from plinth.kinds.workload.links import identity_link_errors, validate_workload_links, workload_references
@@ -73,65 +89,88 @@ def write_permissions(item: Item, old: Item | None) -> tuple[str, ...]:
 
 
 WORKLOAD = KindSpec(
-    reads_placements=True,
     name="workload",
-    terraform_resource="cpln_workload",
-    text_columns=("NAME", "DESCRIPTION", "GVC", "READY", "CREATED", "ENDPOINT", "TAGS"),
     scope="gvc",
-    title="Workload",
-    spec_model=WorkloadSpec,
-    spec_required=True,
-    name_rule=workload_name_rule,
-    **declare_permissions(
-        extra={
-            "configureLoadBalancer": "Configure the workload's load balancer",
-            "connect": "Open an interactive shell in a replica",
-            "exec": EXEC_DESCRIPTION,
-            "exec.runCronWorkload": "Force a cron workload to run",
-            "exec.stopReplica": "Force a replica to stop",
-        },
-        implied={"exec": ("exec.runCronWorkload", "exec.stopReplica")},
+    schema=Schema(
+        spec_model=WorkloadSpec,
+        spec_required=True,
+        name_rule=workload_name_rule,
+        immutable=("spec.type",),
+        reserved_tags=WORKLOAD_TAGS,
     ),
-    immutable=("spec.type",),
-    prepare=prepare_workload,
-    validate=validate,
-    references=workload_references,
-    validate_resolved=validate_workload_links,
-    write_permissions=write_permissions,
-    compute_status=compute_workload_status,
-    status_inputs=frozenset({"gvc", "secret"}),
-    protects=frozenset({"volumeset", "identity"}),
-    runtime_status=True,
-    grant_questions=reveal_questions,
-    runtime_blockers=workload_blockers,
-    owned_records=("command",),
-    item_links=(("deployment", "deployment"),),
-    reserved_tags=WORKLOAD_TAGS,
-    actions=ACTIONS,
-    short_names=("w",),
-    template={
-        "name": "",
-        "description": "",
-        "tags": {},
-        "spec": {
-            "type": "serverless",
-            "containers": [
-                {
-                    "name": "app",
-                    "image": "nginx:latest",
-                    "cpu": "50m",
-                    "memory": "128Mi",
-                    "ports": [{"number": 8080, "protocol": "http"}],
-                    "env": [],
-                }
-            ],
-            "defaultOptions": {
-                "autoscaling": {"metric": "concurrency", "minScale": 1, "maxScale": 3},
-                "capacityAI": False,
+    rules=Rules(
+        prepare=prepare_workload,
+        validate=validate,
+        references=workload_references,
+        validate_resolved=validate_workload_links,
+        protects=frozenset({"volumeset", "identity"}),
+    ),
+    status=Status(
+        compute=compute_workload_status,
+        depends_on=(
+            ReadsLinked(frozenset({"gvc", "secret"})),
+            *READS_PLACEMENTS,
+            AsksGrants(reveal_questions),
+            ReadsRuntime(blockers=workload_blockers),
+        ),
+    ),
+    lifecycle=Lifecycle(
+        owned_records=("command",),
+    ),
+    access=Access(
+        **declare_permissions(
+            extra={
+                "configureLoadBalancer": "Configure the workload's load balancer",
+                "connect": "Open an interactive shell in a replica",
+                "exec": EXEC_DESCRIPTION,
+                "exec.runCronWorkload": "Force a cron workload to run",
+                "exec.stopReplica": "Force a replica to stop",
             },
-            "firewallConfig": {"external": {"inboundAllowCIDR": ["0.0.0.0/0"]}},
+            implied={"exec": ("exec.runCronWorkload", "exec.stopReplica")},
+        ),
+        write_permissions=write_permissions,
+    ),
+    presentation=Presentation(
+        terraform_resource="cpln_workload",
+        text_columns=("NAME", "DESCRIPTION", "GVC", "READY", "CREATED", "ENDPOINT", "TAGS"),
+        title="Workload",
+        item_links=(("deployment", "deployment"),),
+        short_names=("w",),
+        template={
+            "name": "",
+            "description": "",
+            "tags": {},
+            "spec": {
+                "type": "serverless",
+                "containers": [
+                    {
+                        "name": "app",
+                        "image": "nginx:latest",
+                        "cpu": "50m",
+                        "memory": "128Mi",
+                        "ports": [{"number": 8080, "protocol": "http"}],
+                        "env": [],
+                    }
+                ],
+                "defaultOptions": {
+                    "autoscaling": {"metric": "concurrency", "minScale": 1, "maxScale": 3},
+                    "capacityAI": False,
+                },
+                "firewallConfig": {"external": {"inboundAllowCIDR": ["0.0.0.0/0"]}},
+            },
         },
-    },
+        query_properties=(
+            *COMMON_QUERY_PROPERTIES,
+            "gvc",
+            "spec.type",
+            "spec.identityLink",
+            "spec.supportDynamicTags",
+            "spec.defaultOptions.suspend",
+            "spec.defaultOptions.capacityAI",
+            "spec.defaultOptions.autoscaling.metric",
+        ),
+    ),
+    actions=ACTIONS,
     example=KindExample(
         valid={
             "name": "w{n}",
@@ -145,15 +184,5 @@ WORKLOAD = KindSpec(
         update={"spec": {"$patch/containers": [{"name": "app", "image": "nginx:1.27"}]}},
         needs=(("/org/{org}/gvc", {"name": "g{n}"}),),
         gvc="g{n}",
-    ),
-    query_properties=(
-        *COMMON_QUERY_PROPERTIES,
-        "gvc",
-        "spec.type",
-        "spec.identityLink",
-        "spec.supportDynamicTags",
-        "spec.defaultOptions.suspend",
-        "spec.defaultOptions.capacityAI",
-        "spec.defaultOptions.autoscaling.metric",
     ),
 )

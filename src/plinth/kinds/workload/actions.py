@@ -4,7 +4,7 @@ The runtime says what deployments report and how a command ends; everything else
 protocol's (:class:`~plinth.kinds.actions.ActionContext`): the workload and its GVC are read
 through it, access is checked on the workload (``view`` to read deployments and commands,
 ``exec.runCronWorkload`` / ``exec.stopReplica`` to send one), and commands are stored as
-records the workload owns (``KindSpec.owned_records``), deleted with it.
+records the workload owns (``KindSpec.lifecycle.owned_records``), deleted with it.
 """
 
 from __future__ import annotations

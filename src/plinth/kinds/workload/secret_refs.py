@@ -4,7 +4,7 @@
 in an env value or a volume URI. The write only checks the URI's shape: the secret may be
 created later, and a workload reads it at run time. What does not hold yet is said in the
 workload's ``status.warning``, one sentence per reference, refreshed when the secret is
-created, changed or deleted (``status_inputs`` lists ``secret``):
+created, changed or deleted (its status ``ReadsLinked`` ``secret``):
 
 - the secret does not exist (yet);
 - ``KEY`` is not a property of the secret's type. The properties are the fields of the type's
@@ -16,7 +16,7 @@ created, changed or deleted (``status_inputs`` lists ``secret``):
   engine answers the :func:`reveal_questions` (``ctx.grants``) and refreshes the status when a
   policy that binds an identity changes.
 
-The same sentences are the workload's ``runtime_blockers``: until none is left, the runtime
+The same sentences are the workload's runtime blockers (``ReadsRuntime.blockers``): until none is left, the runtime
 reports it, and each of its deployments, not ready.
 """
 
@@ -91,7 +91,7 @@ def _reveal_problem(spec: dict[str, Any], name: str, href: str, ctx: KindContext
 
 
 def workload_blockers(item: Item, ctx: KindContext) -> list[str]:
-    """The workload's ``runtime_blockers``: its secret references that do not hold now."""
+    """The workload's ``ReadsRuntime.blockers``: its secret references that do not hold now."""
     return secret_warnings(item.get("spec") or {}, ctx)
 
 
