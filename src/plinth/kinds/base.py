@@ -1,21 +1,37 @@
 """The contract a kind implements: one :class:`KindSpec` value per kind module.
 
-A kind holds *rules*; the engine (``plinth.engine``) holds *order*. For every write the
-engine runs, for any kind, in this fixed order:
+A kind holds *rules*; the engine (``plinth.engine``) holds *order*. A kind is its ``name`` and
+``scope`` and six small declarations, each stating its own contract: :class:`Schema` (what an
+item is made of), :class:`Rules` (the hooks judging a write or a delete), :class:`Status` (the
+computed ``status`` and the one list of what it reads), :class:`Lifecycle` (records owned,
+built-ins, what a create answers once), :class:`Access` (permissions and what a write changes
+about them) and :class:`Presentation` (how the API and clients show items).
 
-1. decode the body; drop server-owned fields (``meta.SERVER_OWNED`` plus ``server_fields``);
-2. fill metadata (``id``, ``version``, ``created``, ``lastModified``; ``description``
-   defaults to the name) and check the common rules (name, description, tags);
-3. validate ``spec`` against ``spec_model`` (pydantic, unknown fields rejected); the stored
-   spec is the model's dump, so defaults declared on the model are filled in;
-4. ``prepare(item, old, ctx)``: cross-field normalisation and defaults;
-5. ``validate(item, old, ctx)`` + immutable paths + references (then ``validate_resolved``):
-   every error at once;
-6. ``compute_status(item, ctx)``: the only source of ``status``, computed on the candidate
-   before the commit, so the status is stored with the item it describes;
-7. one storage transaction (compare-and-swap on ``version``, event appended, the statuses the
-   write changes in other items rewritten); after it, statuses a concurrent write left stale
-   are settled again (docs/architecture.md, "The write pipeline").
+For every create, PUT or PATCH the engine runs, for any kind, in this order (the code is
+``engine/writes.py`` and ``engine/build.py``; docs/architecture.md, "The write pipeline"):
+
+1. read the container and the stored item (fresh), and judge the preconditions (``edit``,
+   ``Lifecycle.builtin_is_read_only``, a client-sent ``version``); a PATCH is merged;
+2. decode the body; drop server-owned fields (``meta.SERVER_OWNED`` plus
+   ``Schema.server_fields``); fill metadata (``id``, ``description`` defaulting to the name)
+   and check name, description and tags; validate ``top_level_model`` and ``spec_model``
+   (unknown fields rejected; the stored spec is the model's dump, defaults filled in);
+3. ``Rules.prepare``, then ``Rules.validate`` and ``Schema.immutable``: every error at once;
+4. ``Access.write_permissions``; ``Rules.references`` checked and resolved into
+   ``ctx.resolved``, then ``Rules.validate_resolved``; any error so far is one 400; then the
+   escalation rule (``Access.confers``, ``members``, ``member_query``);
+5. a write that changes nothing answers the stored item; ``Rules.protected_change``;
+6. ``Status.compute`` on the candidate, **before the commit**: its context is filled as
+   ``Status.depends_on`` declares, from reads made now, outside any storage transaction;
+7. one storage transaction, committed atomically with compare-and-swap on ``version``: the
+   item (with the status just computed, so it is stored and answered with it), its event, the
+   access generation (``Access.affects_access``), the sealed fields (``Schema.sealed``), and
+   the new statuses of the items whose status reads this one (status-only rewrites that keep
+   their version and have no event). A write that lost a race runs again from step 1;
+8. after the commit: the statuses this write may have changed are computed again from what
+   is stored, and rewritten until they agree (a concurrent write may have refreshed them from
+   an older read); the engine extensions settle theirs; ``Lifecycle.shown_once`` is applied
+   to a create's answer.
 
 Hooks never touch HTTP, SQL or the clock: what they may read arrives in :class:`KindContext`
 (the org, the parent GVC, the items their references point at, the time ``now``).
@@ -51,7 +67,7 @@ DEFAULT_BASE_DOMAIN = "cpln.app"
 
 @dataclass(frozen=True, slots=True)
 class Reference:
-    """A link held by an item, declared by :attr:`KindSpec.references`.
+    """A link held by an item, declared by :attr:`Rules.references`.
 
     ``path`` is where the link sits (for error messages); ``kinds`` restricts the target
     kind (``None``: any); when ``must_exist`` is true the engine answers 400 unless the
@@ -83,7 +99,7 @@ class GrantTargets:
 @dataclass(frozen=True, slots=True)
 class GrantQuestion:
     """Whether ``principal`` (a link) holds ``permission`` on the item of ``kind`` at ``target``
-    under the org's policies: a question a kind's status asks (:attr:`KindSpec.grant_questions`),
+    under the org's policies: a question a kind's status asks (:class:`AsksGrants`),
     which the engine answers in :attr:`KindContext.grants`."""
 
     principal: str
@@ -94,7 +110,7 @@ class GrantQuestion:
 
 @dataclass(frozen=True, slots=True)
 class Conferred:
-    """A grant an item confers (:attr:`KindSpec.confers`): ``principal`` (a full link) holds
+    """A grant an item confers (:attr:`Access.confers`): ``principal`` (a full link) holds
     ``permission`` on the items of ``kind`` that ``target`` covers: ``("all",)``, ``("link",
     href)`` or ``("query", <the query as canonical JSON>)``."""
 
@@ -117,20 +133,22 @@ class KindContext:
       hook derive stable server-owned values from it (a GVC's ``alias``).
     - ``base_domain``: the server's public base domain for generated host names
       (``--base-domain``; a workload's endpoints, a domain's DNS targets).
-    - ``referrers``: for ``compute_status`` of a kind with ``status_referrers``, the links of
-      the items of those kinds that link to this item, sorted (a volume set's workloads).
-    - ``reported``: for ``compute_status`` of a kind with ``runtime_status``, what the runtime
-      reports of the item: ``{"ready": bool, "replicas": int, "message": str}``.
-    - ``placements``: for ``compute_status``, the location names each GVC it reads (``parent``,
+    - ``referrers``: for ``Status.compute`` of a kind whose status :class:`ReadsLinkers`, the
+      links of the items of those kinds that link to this item, sorted (a volume set's workloads).
+    - ``reported``: for ``Status.compute`` of a kind whose status :class:`ReadsRuntime`, what the
+      runtime reports of the item: ``{"ready": bool, "replicas": int, "message": str}``.
+    - ``placements``: for ``Status.compute`` of a kind whose status :class:`ReadsPlacements`,
+      the location names each GVC it reads (``parent``,
       and the GVCs in ``resolved``) is placed in, by the GVC's href: its ``locationLinks`` and
       what its ``locationQuery`` selects among the org's enabled locations. Read it through
       :func:`plinth.kinds.links.gvc_locations`, which falls back to the links alone.
 
-    - ``grants``: for ``compute_status`` of a kind with ``grant_questions``, the answer to each
-      of its questions (a workload's identity may ``reveal`` each secret it references).
+    - ``grants``: for ``Status.compute`` of a kind whose status :class:`AsksGrants`, the answer
+      to each of its questions (a workload's identity may ``reveal`` each secret it references).
 
-    ``resolved``, ``referrers``, ``reported`` and ``grants`` are filled for ``compute_status``
-    and ``validate_resolved``; ``validate`` sees them empty.
+    ``resolved`` is filled for ``Rules.validate_resolved`` and ``Status.compute``; ``referrers``,
+    ``reported``, ``placements`` and ``grants`` for ``Status.compute`` (and the runtime's
+    blockers); ``prepare`` and ``validate`` see them empty.
     """
 
     org: str
@@ -292,6 +310,7 @@ class Schema:
     are compared with the stored item on update, with the rules' errors.
     """
 
+    #: The pydantic model of ``spec`` (``None``: no model judges it).
     spec_model: type[BaseModel] | None = None
     #: A body without ``spec`` is a 400 (``spec`` is otherwise filled from ``spec_model``'s defaults).
     spec_required: bool = False
@@ -305,6 +324,7 @@ class Schema:
     droppable_server_lists: frozenset[str] = frozenset()
     #: Dotted paths (``spec.performanceClass``) that may not change after create.
     immutable: tuple[str, ...] = ()
+    #: ``False`` for a kind whose items carry no ``description``: a body naming one is a 400.
     has_description: bool = True
     #: ``False`` for a kind whose items carry no ``tags`` (a quota): a body naming them is a 400.
     has_tags: bool = True
@@ -315,6 +335,7 @@ class Schema:
     #: key's name, because their names repeat. Only for kinds the server creates: the id is the
     #: name the server creates the item under, and ``name`` must then be a server field.
     addressed_by_id: bool = False
+    #: A message when a name is not allowed, else ``None`` (pure).
     name_rule: Callable[[str], str | None] = default_name_rule
     #: Top-level fields sealed at rest (a secret's ``data``): the engine seals them before the
     #: record is stored, keeps them out of every stored document, event and export, and opens them
@@ -442,14 +463,17 @@ class Status:
       rules and the no-op check, with ``ctx`` filled as ``depends_on`` declares); the status is
       stored in the same record, by the same atomic storage transaction as the item, and
       answered with it. Its inputs are read before that transaction, not inside it;
-    - when something it reads changes: in the transaction of the write or delete of that item
-      (a status-only rewrite that keeps the item's version, with no event of its own), and again
-      after that commit, reading what is stored then, until the stored status is right (a
-      concurrent write may have refreshed it from an older read).
+    - when something it reads changes, as each dependency type says: for :class:`ReadsLinked`
+      and :class:`ReadsLinkers`, in the transaction of the write or delete of that item (a
+      status-only rewrite that keeps the item's version, with no event of its own) and again
+      after that commit; for :class:`ReadsSelected` and :class:`AsksGrants`, after that commit
+      only. After a commit the status is computed from what is stored then and rewritten until
+      a read finds it right (a concurrent write may have refreshed it from an older read).
 
     ``depends_on`` is the one list of what the status reads; the engine finds every status a
-    write may change from these declarations alone (``engine/dependencies.py``). A status that
-    reads nothing but the item and its parent's own fields at write time declares nothing.
+    write may change from these declarations alone (``engine/dependencies.py``). A status read
+    from the item alone declares nothing; one that reads ``ctx.parent`` or ``ctx.resolved``
+    declares :class:`ReadsLinked` of those kinds, or other items' changes never refresh it.
     """
 
     compute: Callable[[Item, KindContext], dict[str, Any]] = _empty_status
