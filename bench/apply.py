@@ -17,8 +17,11 @@ For the first apply, also when its lines appeared (ms from the start): the first
 median line. ``plinth apply`` prints each line as its answer comes; ``--ordered`` holds the lines
 back to the plan's order (what every ``plinth apply`` printed before it streamed), so the two rows
 show what streaming changes for someone watching the output; ``cpln apply`` writes one document
-after the other, so its lines come as they are written. ``--large`` applies ``bench.stack``'s
-1,000-document stack instead of the 50 documents.
+after the other, so its lines come as they are written. Those times move with the machine's
+load as much as with the order, so :func:`held_back` also measures the one thing the order
+changes, in this process with ``plinth apply``'s own runner (``cli/batch.py``): how long each
+answer waits between arriving and being handed out to be printed (p50, p90 and max).
+``--large`` applies ``bench.stack``'s 1,000-document stack instead of the 50 documents.
 Run: ``PYTHONPATH=src:. python -m bench.apply [--large]``.
 """
 
@@ -103,6 +106,43 @@ def measure(make_command: Callable[[str, str], list[str]], environ: dict[str, st
         server.stop()
 
 
+def held_back(manifest: Path, folder: Path, ordered: bool) -> list[float]:
+    """Seconds each answer waited between arriving and being handed out by ``run_plan`` (the
+    first apply of the stack to a fresh server, 32 in flight as ``plinth apply``'s default)."""
+    from plinth.cli.apply_run import apply_one
+    from plinth.cli.batch import run_plan
+    from plinth.cli.manifests import Placement, read_documents
+    from plinth.cli.plan import plan
+    from plinth.client import ApiClient
+    from tests.support.server import start_server
+
+    steps = plan(read_documents((str(manifest),), sys.stdin, Placement(ORG, None, None)))
+    put = apply_one(dry_run=False)
+    arrived: dict[str, float] = {}
+
+    def action(client: ApiClient, document: Any) -> str:
+        outcome = put(client, document)
+        arrived[document.href] = time.perf_counter()
+        return outcome
+
+    server = start_server(folder / "data", org=ORG)
+    try:
+        waits = []
+        for n, result in run_plan(steps, action, lambda: ApiClient(server.url, server.key), 32, False, ordered):
+            if isinstance(result, BaseException):
+                raise RuntimeError(f"{steps[n].document.label}: {result}")
+            waits.append(time.perf_counter() - arrived[steps[n].document.href])
+        return waits
+    finally:
+        server.stop()
+
+
+def _quantiles(values: list[float]) -> str:
+    ordered = sorted(values)
+    at = [ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000 for q in (0.5, 0.9)]
+    return f"p50 {at[0]:6.1f} ms   p90 {at[1]:6.1f} ms   max {ordered[-1] * 1000:6.1f} ms"
+
+
 def bare_puts(docs: list[dict[str, Any]], folder: Path) -> tuple[float, float]:
     """The floor: the stack PUT in file order over one connection, to a fresh server, then again."""
     import http.client
@@ -152,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         ours = measure(plinth(), plinth_env, folder / "p")
         rows = [("plinth apply -f", ours), ("  --ordered", measure(plinth("--ordered"), plinth_env, folder / "o"))]
         floor = bare_puts(docs, folder / "b")
+        waits = {name: held_back(manifest, folder / f"w{name}", name == "ordered") for name in ("streamed", "ordered")}
         theirs = None
         if Path(CPLN).exists():
             cpln_env = {**base, "CPLN_SKIP_UPDATE_CHECK": "1", "CPLN_HOME": str(folder / "cpln-home")}
@@ -169,6 +210,9 @@ def main(argv: list[str] | None = None) -> int:
                 f" median {row.median_line * 1000:6.0f} ms)   re-apply {row.again * 1000:7.0f} ms"
             )
         print(f"  {'bare PUTs (floor)':<18} first {floor[0] * 1000:7.0f} ms   re-apply {floor[1] * 1000:7.0f} ms")
+        print("  How long an answer waits to be printed once it has arrived (first apply, 32 in flight):")
+        for name, values in waits.items():
+            print(f"    {name:<16} {_quantiles(values)}")
         if theirs is None:
             print(f"  cpln not installed at {CPLN}: no ratio (the compat tests install it)")
             return 0
