@@ -19,20 +19,22 @@ _MODULE_SCOPES = frozenset({"module", "package"})
 
 def fixture_group(item: pytest.Item) -> str | None:
     """The module, and the parameter of each module-or-wider fixture the test runs with
-    (``server[1]``: the PostgreSQL server of ``tests/api``), when the test uses a module or
-    package fixture: tests of one group share those fixtures' instances, so one worker should run
-    them all. ``None`` for a test that shares nothing of the kind (it may run anywhere)."""
+    (``tests/api/test_crud.py:server=1``: the PostgreSQL server of that module), when the test
+    uses a module or package fixture: tests of one group share those fixtures' instances, so one
+    worker should run them all. ``None`` for a test that shares nothing of the kind (it may run
+    anywhere). No ``[``, ``]`` or ``@``: xdist reads a group after the last ``@`` of a test's id
+    only when no ``]`` follows it."""
     info = getattr(item, "_fixtureinfo", None)  # pytest's record of the fixtures the test uses
     if info is None or not any(defs[-1].scope in _MODULE_SCOPES for defs in info.name2fixturedefs.values() if defs):
         return None
     callspec = getattr(item, "callspec", None)
     scopes = getattr(callspec, "_arg2scope", {})  # and of each parameter's scope
     shared = sorted(
-        f"{name}[{index}]"
+        f"{name}={index}"
         for name, index in (callspec.indices.items() if callspec is not None else ())
         if getattr(scopes.get(name), "value", None) in _MODULE_SCOPES | {"session"}
     )
-    return "::".join([item.nodeid.split("::", 1)[0], *shared])
+    return ":".join([item.nodeid.split("::", 1)[0], *shared])
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (its hook in each worker)
