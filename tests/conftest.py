@@ -12,45 +12,6 @@ import pytest
 from tests.aio import RunAsync, event_loop_runner
 from tests.support import containers, pg
 
-#: Fixture scopes whose instances a worker sets up once per module (a session fixture is set up
-#: once per worker whatever runs there).
-_MODULE_SCOPES = frozenset({"module", "package"})
-
-
-def fixture_group(item: pytest.Item) -> str | None:
-    """The module, and the parameter of each module-or-wider fixture the test runs with
-    (``tests/api/test_crud.py:server=1``: the PostgreSQL server of that module), when the test
-    uses a module or package fixture: tests of one group share those fixtures' instances, so one
-    worker should run them all. ``None`` for a test that shares nothing of the kind (it may run
-    anywhere). No ``[``, ``]`` or ``@``: xdist reads a group after the last ``@`` of a test's id
-    only when no ``]`` follows it."""
-    info = getattr(item, "_fixtureinfo", None)  # pytest's record of the fixtures the test uses
-    if info is None or not any(defs[-1].scope in _MODULE_SCOPES for defs in info.name2fixturedefs.values() if defs):
-        return None
-    callspec = getattr(item, "callspec", None)
-    scopes = getattr(callspec, "_arg2scope", {})  # and of each parameter's scope
-    shared = sorted(
-        f"{name}={index}"
-        for name, index in (callspec.indices.items() if callspec is not None else ())
-        if getattr(scopes.get(name), "value", None) in _MODULE_SCOPES | {"session"}
-    )
-    return ":".join([item.nodeid.split("::", 1)[0], *shared])
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (its hook in each worker)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under ``--dist loadgroup`` (``make pytest``), a test without a group of its own that uses a
-    module fixture joins its :func:`fixture_group`. Plain ``load`` hands a module's tests to both
-    workers, so each started the module's servers (per store) and seeded them again; grouped,
-    every module fixture is set up once per run, and the two stores' halves of a module still run
-    side by side. Tests that share no module fixture stay single, to even out the end of the run."""
-    if config.getoption("dist", "no") != "loadgroup":
-        return
-    for item in items:
-        group = None if item.get_closest_marker("xdist_group") else fixture_group(item)
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
-
 
 @pytest.fixture
 def run_async() -> Iterator[RunAsync]:
