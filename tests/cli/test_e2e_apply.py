@@ -150,8 +150,11 @@ def assert_before(labels: list[str], *pairs: tuple[str, str]) -> None:
 
 
 def outcomes(run: Run) -> dict[str, str]:
-    """``gvc/prod/workload/web created`` lines -> label: outcome, in printed order."""
-    return dict(line.split(" ", 1) for line in run.stdout.splitlines())
+    """``gvc/prod/workload/web created`` lines -> label: outcome, in printed order; no label twice."""
+    pairs = [line.split(" ", 1) for line in run.stdout.splitlines()]
+    labels = [label for label, _ in pairs]
+    assert len(set(labels)) == len(labels), run.stdout
+    return dict(pairs)
 
 
 def test_a_stack_of_every_kind_applies_reapplies_and_deletes(
@@ -160,7 +163,7 @@ def test_a_stack_of_every_kind_applies_reapplies_and_deletes(
     manifest = stack_file(tmp_path, unique)
     u = unique
     applied = ok(cli("apply", "-f", str(manifest), "--org", ORG))
-    done = outcomes(applied)
+    done = outcomes(applied)  # printed as the answers came: each once, after what it links to
     labels = list(done)
     assert len(labels) == 16 and set(done.values()) == {"created", "updated"}, applied.stdout
     assert done[f"org/{ORG}"] == "updated"
@@ -237,13 +240,19 @@ def test_dry_run_checks_everything_and_changes_nothing(cli: PlinthCli, api: http
     text = SMALL.format(u=unique).replace("type: nonsense", "type: opaque") + (
         f"---\nkind: identity\nname: id\ngvc: {unique}\n"
     )
-    run = ok(cli("apply", "-f", "-", "--org", ORG, "--dry-run", stdin=text))
-    assert run.stdout.splitlines() == [
+    lines = [
         f"gvc/{unique} created (dry run)",
         f"secret/{unique}-bad created (dry run)",
         f"secret/{unique}-ok created (dry run)",
         f"gvc/{unique}/identity/id not checked (dry run: it needs gvc/{unique}, not created yet)",
     ]
+    # As the answers come: each line once, the identity's after its GVC's (it waited for it).
+    streamed = ok(cli("apply", "-f", "-", "--org", ORG, "--dry-run", stdin=text)).stdout.splitlines()
+    assert sorted(streamed) == sorted(lines) and len(streamed) == len(lines), streamed
+    assert streamed.index(lines[0]) < streamed.index(lines[3]), streamed
+    # --ordered: the plan's order, whatever answered first.
+    ordered = ok(cli("apply", "-f", "-", "--org", ORG, "--dry-run", "--ordered", stdin=text))
+    assert ordered.stdout.splitlines() == lines
     assert api.get(f"/org/{ORG}/gvc/{unique}").status_code == 404
 
 

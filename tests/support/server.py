@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import signal
@@ -23,9 +24,20 @@ READY_TIMEOUT_S = 30
 TEST_SECRETS_KEY = "cGxpbnRoLXRlc3Qtc2VjcmV0cy1rZXktMzItYnl0ZXM="
 
 
+@functools.cache
+def _default_tls() -> ssl.SSLContext:
+    """httpx's own default context (its CA bundle, verifying), made once for every client of
+    the tests: httpx builds one per client otherwise, and loading the CA bundle each time costs
+    tens of milliseconds a client, paid on every ``client()``, and every poll of a starting server."""
+    return httpx.create_ssl_context()
+
+
 def tls_verify(verify: bool | str) -> bool | ssl.SSLContext:
-    """A CA file path becomes an SSL context (httpx no longer takes paths)."""
-    return ssl.create_default_context(cafile=verify) if isinstance(verify, str) else verify
+    """A CA file path becomes an SSL context (httpx no longer takes paths); ``True`` is the
+    shared default context (the same checks as httpx's ``verify=True``)."""
+    if isinstance(verify, str):
+        return ssl.create_default_context(cafile=verify)
+    return _default_tls() if verify else verify
 
 
 #: The announcement ``plinth serve`` prints once it holds its port (``cli/store/serve.py``).
@@ -109,23 +121,25 @@ def start_server(
         process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     url = f"{scheme}://127.0.0.1:{port}" if port else None
     deadline = time.monotonic() + READY_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"plinth serve exited early:\n{log_path.read_text()}")
-        if url is None:
-            announced = ANNOUNCED.search(log_path.read_text(errors="replace"))
-            if announced is None:
-                time.sleep(0.05)
-                continue
-            url = f"{scheme}://127.0.0.1:{announced.group(1)}"
-        try:
-            if httpx.get(f"{url}{ready_path}", timeout=1, verify=tls_verify(verify)).status_code == 200:
-                server = ServerProcess(url, "", org, data_dir, process, log_path)
-                server.read_key()
-                return server
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
+    # One client for every poll (a refused connection leaves it usable), not one per poll.
+    with httpx.Client(timeout=1, verify=tls_verify(verify)) as poller:
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise RuntimeError(f"plinth serve exited early:\n{log_path.read_text()}")
+            if url is None:
+                announced = ANNOUNCED.search(log_path.read_text(errors="replace"))
+                if announced is None:
+                    time.sleep(0.05)
+                    continue
+                url = f"{scheme}://127.0.0.1:{announced.group(1)}"
+            try:
+                if poller.get(f"{url}{ready_path}").status_code == 200:
+                    server = ServerProcess(url, "", org, data_dir, process, log_path)
+                    server.read_key()
+                    return server
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
     os.killpg(process.pid, signal.SIGKILL)
     raise RuntimeError(f"plinth serve did not become ready:\n{log_path.read_text()}")
 

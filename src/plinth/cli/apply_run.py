@@ -7,7 +7,9 @@ which creates or replaces. The server's ``x-plinth-outcome`` header says ``creat
 official CLI reads it, 201 created and any other 2xx updated. ``--dry-run`` sends
 ``?dryRun=true``: the server runs every check and stores nothing.
 
-Order and concurrency come from ``plan`` and ``batch``. The first failure stops new writes
+Order and concurrency come from ``plan`` and ``batch``. Each item's line is printed as soon as
+its answer arrives (after the lines of the items it links to, which it waited for);
+``--ordered`` prints them in the plan's order instead. The first failure stops new writes
 (``--continue-on-error`` goes on); failures are raised together as one :class:`BatchFailed`
 once the run is over, for ``main`` to print, so the exit code is 1 unless every document was
 applied. Prune (``prune.py``) runs only after every document applied. A dry run creates
@@ -52,6 +54,8 @@ class FilesCall:
     dry_run: bool = False
     keep_going: bool = False
     workers: int = 32
+    #: Print the lines in the plan's order instead of as the answers come.
+    ordered: bool = False
     prune: bool = False
     selector: tuple[str, str] | None = None
     yes: bool = False
@@ -127,16 +131,18 @@ def run_steps(session: Session, steps: list[Step], action: Callable[[ApiClient, 
     suffix = " (dry run)" if call.dry_run else ""
     failures: list[tuple[str, BaseException]] = []
     skipped = 0
-    outcomes: list[Any] = []
-    for step, result in run_plan(steps, action, session.connect, call.workers, call.keep_going):
+    outcomes: dict[int, Any] = {}
+    for n, result in run_plan(steps, action, session.connect, call.workers, call.keep_going, call.ordered):
+        step = steps[n]
         document = step.document
-        outcomes.append(result)
-        pending = [steps[n].document.label for n in step.needs if outcomes[n] in ("created", UNCHECKED)]
+        outcomes[n] = result
+        # A step comes after every step it needs (run_plan's contract), so their outcomes are known.
+        pending = [steps[m].document.label for m in step.needs if outcomes.get(m) in ("created", UNCHECKED)]
         if result is SKIPPED:
             skipped += 1
         elif isinstance(result, BaseException) and call.dry_run and pending:
             # A dry run creates nothing, so what lives in or links to a new item cannot be checked.
-            outcomes[-1] = UNCHECKED
+            outcomes[n] = UNCHECKED
             session.say(f"{document.label} {UNCHECKED} (dry run: it needs {', '.join(pending)}, not created yet)")
         elif isinstance(result, BaseException):
             if not isinstance(result, Exception):

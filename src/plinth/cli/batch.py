@@ -1,15 +1,19 @@
-"""Running a plan: every step once the steps it needs are done, a few at a time, results in plan order.
+"""Running a plan: every step once the steps it needs are done, a few at a time, each result as it comes.
 
-``run_plan(steps, action, connect, workers, keep_going)`` calls ``action(client, document)`` for
-each step on a pool of ``workers`` threads, each with its own kept-alive :class:`ApiClient`
-(``connect()`` makes one; ``http.client`` connections are not shared between threads). A
-step starts as soon as every step it needs has finished, so independent documents travel
-together while a target still goes before what links to it.
+``run_plan(steps, action, connect, workers, keep_going, ordered)`` calls ``action(client,
+document)`` for each step on a pool of ``workers`` threads, each with its own kept-alive
+:class:`ApiClient` (``connect()`` makes one; ``http.client`` connections are not shared between
+threads). A step starts as soon as every step it needs has finished, so independent documents
+travel together while a target still goes before what links to it.
 
-Results are yielded in plan order (a step's result waits for those before it), so the output
-is the same from run to run whatever finishes first. An action's exception is its result.
-After the first failure no new step starts unless ``keep_going``: the steps already under way
-finish, and the steps never started are yielded as :data:`SKIPPED`.
+Results are yielded as ``(plan position, result)`` the moment they arrive (the steps that finish
+together, in plan order), so a step is always yielded after every step it needs. With
+``ordered`` they are held back and yielded in plan order instead (a step's result waits for
+those before it), the same from run to run whatever finishes first. Either way new steps are
+started before results are handed out, so a slow reader of the results does not hold back the
+writes. An action's exception is its result. After the first failure no new step starts
+unless ``keep_going``: the steps already under way finish, and the steps never started are
+yielded last, in plan order, as :data:`SKIPPED`.
 """
 
 from __future__ import annotations
@@ -34,8 +38,9 @@ def run_plan(
     connect: Callable[[], ApiClient],
     workers: int,
     keep_going: bool,
-) -> Iterator[tuple[Step, Any]]:
-    """Yield ``(step, result or exception or SKIPPED)`` in plan order; see the module docstring."""
+    ordered: bool = False,
+) -> Iterator[tuple[int, Any]]:
+    """Yield ``(position, result or exception or SKIPPED)`` for every step; see the module docstring."""
     local = threading.local()
     clients: list[ApiClient] = []
     lock = threading.Lock()
@@ -57,7 +62,7 @@ def run_plan(
     started: set[int] = set()
     running: dict[Future[Any], int] = {}
     failed = False
-    shown = 0
+    shown = 0  # with ``ordered``: every position below it has been yielded
     workers = max(1, workers)
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="plinth-apply")
     try:
@@ -73,19 +78,12 @@ def run_plan(
                 running[pool.submit(run, steps[n])] = n
 
         start_ready()
-        while shown < len(steps):
-            while shown in results:
-                yield steps[shown], results[shown]
-                shown += 1
-            if shown == len(steps):
-                break
-            if not running:  # nothing under way and nothing can start: the rest never ran
-                for n in range(shown, len(steps)):
-                    results.setdefault(n, SKIPPED)
-                continue
+        while running:
             done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in done:
-                n = running.pop(future)
+            by_position = {running.pop(future): future for future in done}
+            finished = sorted(by_position)
+            for n in finished:
+                future = by_position[n]
                 error = future.exception()
                 results[n] = error if error is not None else future.result()
                 failed = failed or error is not None
@@ -93,7 +91,20 @@ def run_plan(
                     waiting[m].discard(n)
                     if not waiting[m] and m not in started:
                         heapq.heappush(ready, m)
-            start_ready()
+            start_ready()  # before handing results out: the reader's pace is not the writes'
+            if not ordered:
+                for n in finished:
+                    yield n, results[n]
+                continue
+            while shown in results:
+                yield shown, results[shown]
+                shown += 1
+        # Nothing under way and nothing can start: the rest never ran.
+        for n in range(shown if ordered else 0, len(steps)):
+            if n not in started:
+                yield n, SKIPPED
+            elif ordered:
+                yield n, results[n]
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         for client in clients:

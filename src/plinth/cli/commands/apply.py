@@ -23,6 +23,11 @@ def _files_options(function: F) -> F:
         show_default=True,
         help="How many documents may be sent at once (each over its own kept-alive connection)",
     )(function)
+    function = click.option(
+        "--ordered",
+        is_flag=True,
+        help="Print the lines in the order the items are written in, not as the answers come",
+    )(function)
     function = click.option("--continue-on-error", is_flag=True, help="Go on with the other documents after one fails")(
         function
     )
@@ -49,6 +54,7 @@ def _call(options: dict[str, Any], **extra: Any) -> Any:
         dry_run=options["dry_run"],
         keep_going=options["continue_on_error"],
         workers=options["concurrency"],
+        ordered=options["ordered"],
         **extra,
     )
 
@@ -57,7 +63,7 @@ def _call(options: dict[str, Any], **extra: Any) -> Any:
     "apply",
     short_help="Create or update the items of files (YAML or JSON)",
     help="Create or update the items of files (YAML or JSON), targets before what links to them, "
-    "printing one line per item: created, updated or unchanged.",
+    "printing one line per item as its answer comes: created, updated or unchanged.",
 )
 @_files_options
 @click.option("--prune", is_flag=True, help="Then delete the items carrying --selector's tag that the files lack")
