@@ -53,7 +53,7 @@ typecheck: $(TEST_STAMP)
 	$(BIN)/mypy
 
 pytest: $(TEST_STAMP)
-	$(BIN)/python -m pytest -n 2 --dist loadgroup
+	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 test: lint typecheck pytest
 
@@ -69,7 +69,7 @@ bench: $(TEST_STAMP)
 	$(BIN)/python -m bench.writes
 
 fuzz: $(TEST_STAMP)
-	PLINTH_FUZZ_EXAMPLES=2000 $(BIN)/python -m pytest tests/fuzz -n 2 --dist loadgroup
+	PLINTH_FUZZ_EXAMPLES=2000 $(BIN)/python -m pytest tests/fuzz -n 2 --dist loadfile
 
 clean:
 	rm -rf $(VENV) .plinth-data .pytest_cache .mypy_cache .ruff_cache
