@@ -18,7 +18,7 @@ import pytest
 
 from plinth.runtime.containers import identity_labels
 from tests.support import pg
-from tests.support.containers import INDEX, TEST_RUN, ContainerKit, podman
+from tests.support.containers import INDEX, ContainerKit, podman
 from tests.support.runtime_server import RuntimeServer, start_runtime_server, wait_for
 
 LOCATION = "aws-us-east-2"
@@ -91,6 +91,8 @@ def test_a_workload_runs_and_answers_through_the_gateway(running: RuntimeServer)
     gvc, alias = make_gvc(running)
     make_workload(running, gvc, "web")
     running.wait_running("web")
+    labels = running.containers(**{"plinth.workload": "web"})[0]["Labels"]
+    assert labels["plinth.store"] and labels["plinth.org"] == running.org  # the store's own scope label
     answer = running.wait_gateway(f"web-{alias}.localhost")
     assert answer.content == INDEX
     assert "reloads keep queued connections" in running.log_text()  # reported when the gateway starts
@@ -173,9 +175,10 @@ def test_a_second_replica_waits_for_the_lock_and_takes_over(
 
 def test_a_container_outside_the_scope_is_never_touched(running: RuntimeServer) -> None:
     gvc, _ = make_gvc(running)
-    # Looks like a replica of this org whose workload does not exist, but lacks the scope label.
+    # Looks like a replica of this org whose workload does not exist, with the --container-label
+    # labels, but not the store's own label (another installation's container of an org named alike).
     labels = {**identity_labels(running.org, gvc, "ghost", LOCATION), "plinth.replica": "ghost-0"}
-    labels |= {"plinth.container": "main", TEST_RUN: running.kit.run_id}
+    labels |= {"plinth.container": "main", **running.labels, "plinth.store": "another-store"}
     name = f"t-{running.kit.run_id}-ghost-{uuid.uuid4().hex[:6]}"
     args = [a for k, v in labels.items() for a in ("--label", f"{k}={v}")]
     ghost = podman("run", "--detach", "--name", name, *args, running.kit.image).stdout.strip()

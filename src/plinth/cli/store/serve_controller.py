@@ -16,6 +16,12 @@ process runs a :class:`ControllerSupervisor` thread that:
 4. **restarts it** with a back-off (1 s doubling to 30 s) when it dies, and stops it
    (``SIGTERM``) when the server stops, then revokes the key and lets go of the lock.
 
+**The store's label.** Every container the controller makes carries ``plinth.store={id}``, a
+random id made once and kept in the store's meta, and the controller only ever touches
+containers carrying it (with the ``--container-label`` ones): two Plinth installations on one
+machine, or a test's servers, never collect each other's containers, even for orgs of the same
+name or orgs one of them does not know.
+
 **The spec-hash key** (``plinth.spec-hash`` labels are an HMAC under it) must be the same for
 every controller of the store, across restarts and replicas, or nothing would be adopted: it is
 made once, kept in the store's meta **sealed** with the secrets key (never in the clear).
@@ -47,6 +53,9 @@ if TYPE_CHECKING:
     from plinth.storage.exclusive import Exclusive
 
 HASH_KEY_META = "runtime.controller.hash-key"
+STORE_ID_META = "runtime.controller.store-id"
+#: The label naming the store a container belongs to: always part of the controller's scope.
+STORE_LABEL = "plinth.store"
 HASH_KEY_CONTEXT = "/runtime/controller/hash-key"
 LOCK_NAME = "plinth-runtime-controller"
 #: Descriptions of the keys minted for controllers start with this (stale ones are dropped).
@@ -89,8 +98,19 @@ def account_of(link: str) -> tuple[str, str]:
     return parts[1], parts[3]
 
 
-async def prepare(settings: Settings) -> tuple[str, str, str, bytes]:
-    """Mint the controller's key and read the spec-hash key: ``(account link, key name, key, hash key)``."""
+@dataclass(frozen=True)
+class Prepared:
+    """What a controller start needs from the store."""
+
+    holder: str  # the server-admin account's link
+    key_name: str
+    key: str
+    hash_key: bytes
+    store_id: str
+
+
+async def prepare(settings: Settings) -> Prepared:
+    """Mint the controller's key, read the spec-hash key and the store's id (made on first use)."""
     from plinth.auth.authn import SERVER_ADMIN_META
     from plinth.auth.signing import SigningKey, ensure_signing_key, load_key
     from plinth.engine.action_context import EngineActionContext
@@ -110,6 +130,8 @@ async def prepare(settings: Settings) -> tuple[str, str, str, bytes]:
             raise RuntimeError("no secrets key to seal the spec-hash key with")
         sealed = {"seal": sealer.seal(secrets.token_bytes(32), HASH_KEY_CONTEXT)}
         await storage.commit([SetMeta(HASH_KEY_META, json.dumps(sealed), only_if_absent=True)])
+        await storage.commit([SetMeta(STORE_ID_META, secrets.token_hex(8), only_if_absent=True)])
+        store_id = str(await storage.get_meta(STORE_ID_META))
         stored = json.loads(await storage.get_meta(HASH_KEY_META) or "{}")
         hash_key = sealer.unseal(stored["seal"], HASH_KEY_CONTEXT)
 
@@ -127,7 +149,7 @@ async def prepare(settings: Settings) -> tuple[str, str, str, bytes]:
             await engine.patch(account, {"$drop/keys": stale})
         body = {"description": f"{KEY_DESCRIPTION} ({socket.gethostname()}, pid {os.getpid()})"}
         minted = (await add_key(EngineActionContext(engine, account, SYSTEM, body=body, signing=current))).body
-        return holder, str(minted["name"]), str(minted["key"]), hash_key
+        return Prepared(holder, str(minted["name"]), str(minted["key"]), hash_key, store_id)
     finally:
         await storage.close()
 
@@ -152,7 +174,7 @@ def gateway_base_domain(base_domain: str) -> str:
     return "localhost" if base_domain == DEFAULT_BASE_DOMAIN else base_domain
 
 
-def controller_argv(settings: Settings, options: ControllerOptions) -> list[str]:
+def controller_argv(settings: Settings, options: ControllerOptions, store_id: str) -> list[str]:
     argv = [sys.executable, "-m", "plinth.runtime.controller", "--api", settings.public_base()]
     if settings.public_url:  # the controller talks to this process, not through a proxy
         argv[-1] = Settings(host=settings.host, port=settings.port, tls_cert=settings.tls_cert).public_base()
@@ -162,7 +184,7 @@ def controller_argv(settings: Settings, options: ControllerOptions) -> list[str]
         argv += ["--engine", options.engine]
     if settings.tls_cert:
         argv += ["--ca-file", str(settings.tls_cert)]
-    for key, value in sorted(options.labels.items()):
+    for key, value in sorted({**options.labels, STORE_LABEL: store_id}.items()):
         argv += ["--label", f"{key}={value}"]
     if options.remove_on_exit:
         argv.append("--remove-containers-on-exit")
@@ -214,16 +236,17 @@ class ControllerSupervisor(threading.Thread):
     async def _hold(self, lock: Exclusive) -> None:
         """Run the controller while the lock is held; the key is revoked on the way out."""
         try:
-            holder, key_name, key, hash_key = await prepare(self.settings)
+            prepared = await prepare(self.settings)
         except Exception as exc:  # the store is unreachable, or not bootstrapped yet: retry
             say(f"cannot start yet ({exc}); retrying")
             await self._sleep(LOCK_RETRY_S)
             return
-        secret_line = json.dumps({"token": key, "hash_key": base64.b64encode(hash_key).decode()}).encode() + b"\n"
+        secret = {"token": prepared.key, "hash_key": base64.b64encode(prepared.hash_key).decode()}
+        secret_line = json.dumps(secret).encode() + b"\n"
         backoff = RESTART_MIN_S
         try:
             while not self._stopping.is_set():
-                self._start(secret_line)
+                self._start(secret_line, prepared.store_id)
                 while not self._stopping.is_set():
                     if await self._sleep(1.0):
                         break
@@ -242,14 +265,14 @@ class ControllerSupervisor(threading.Thread):
         finally:
             await asyncio.to_thread(self._terminate)
             try:
-                await revoke(self.settings, holder, key_name)
+                await revoke(self.settings, prepared.holder, prepared.key_name)
             except Exception as exc:
-                say(f"could not revoke its key {key_name} ({exc}); the next controller drops it")
+                say(f"could not revoke its key {prepared.key_name} ({exc}); the next controller drops it")
 
-    def _start(self, secret_line: bytes) -> None:
+    def _start(self, secret_line: bytes, store_id: str) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("PLINTH_")}  # no secrets key
         self._process = subprocess.Popen(
-            controller_argv(self.settings, self.options),
+            controller_argv(self.settings, self.options, store_id),
             stdin=subprocess.PIPE,
             env=env,
             start_new_session=True,  # only this thread signals it (a terminal's Ctrl-C reaches serve)

@@ -8,7 +8,9 @@ server-admin account sees every org) and keeps one :class:`~.loop.ControlLoop` p
   wanted any more).
 - **Orgs deleted while no controller ran**: once the org list has been read, containers in
   scope whose ``plinth.org`` names no org are removed the same way. Nothing is collected
-  before that first full list (an empty list would mean "remove everything").
+  before that first full list (an empty list would mean "remove everything"), nor without
+  scope labels (``plinth serve`` always gives ``plinth.store``): other installations' orgs are
+  unknown here, not deleted.
 - **One gateway.** Each loop's route table is kept by org; every change loads the union of all
   of them into the one gateway (routes of different orgs never share a host: a workload's host
   carries its GVC's alias, a domain is unique across orgs).
@@ -130,6 +132,9 @@ class Fleet:
 
     async def _collect_unknown_orgs(self) -> None:
         """Remove the containers in scope of orgs that no longer exist (module docstring)."""
+        if not self.labels:  # without a scope of its own, another installation's orgs would look deleted
+            log.warning("no scope labels: containers of orgs this server does not know are left alone")
+            return
         try:
             infos = await self.driver.list(self.labels)
         except Exception:
@@ -141,8 +146,10 @@ class Fleet:
 
     async def remove_all(self, scope: Mapping[str, str] | None = None) -> int:
         """Remove every container carrying the fleet's labels (and ``scope``); how many went."""
-        removed = 0
-        for info in await self.driver.list({**self.labels, **dict(scope or {})}):
+        removed, labels = 0, {**self.labels, **dict(scope or {})}
+        if not labels:  # never every managed container of the machine
+            return 0
+        for info in await self.driver.list(labels):
             try:
                 await self.driver.remove(info.name)
                 removed += 1
