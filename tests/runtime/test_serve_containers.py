@@ -10,8 +10,12 @@ each test makes its own GVC and workloads, so any test may run alone or in any o
 
 from __future__ import annotations
 
+import os
+import re
+import signal
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -191,3 +195,41 @@ def test_a_container_outside_the_scope_is_never_touched(running: RuntimeServer) 
         assert state == "running"
     finally:
         podman("rm", "--force", "--time", "0", name, check=False)
+
+
+def controller_pids(runtime: RuntimeServer) -> list[int]:
+    """The controllers this server started, in order (its log's "started (pid N)" lines)."""
+    return [
+        int(pid) for pid in re.findall(r"runtime controller: started \(pid (\d+)\)", runtime.api.log_path.read_text())
+    ]
+
+
+def test_a_dead_controller_is_restarted_and_adopts(running: RuntimeServer) -> None:
+    gvc, alias = make_gvc(running)
+    make_workload(running, gvc, "steady")
+    before = running.wait_running("steady")
+    running.wait_gateway(f"steady-{alias}.localhost")
+    pid = controller_pids(running)[-1]
+    environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    assert not [v for v in environ if v.startswith(b"PLINTH_")]  # not even the secrets key
+    assert b"token" not in Path(f"/proc/{pid}/cmdline").read_bytes()
+
+    os.kill(pid, signal.SIGKILL)  # its Caddy goes with it (PR_SET_PDEATHSIG)
+    wait_for(lambda: len(controller_pids(running)) >= 2 and controller_pids(running)[-1] != pid, "a new controller")
+    running.wait_gateway(f"steady-{alias}.localhost")  # the new controller's Caddy holds the port
+    wait_for(lambda: len(gateways(running)) == 1, "the dead controller's Caddy to end")
+    assert running.running("steady") == before
+
+
+def gateways(runtime: RuntimeServer) -> list[int]:
+    """Caddy processes running from this server's gateway directory."""
+    mark = str(runtime.data_dir.resolve() / "gateway").encode()
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            cmdline = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if proc.name.isdigit() and b"caddy" in cmdline and mark in cmdline:
+            found.append(int(proc.name))
+    return found
