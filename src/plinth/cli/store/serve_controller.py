@@ -76,7 +76,14 @@ class ControllerOptions:
     remove_on_exit: bool = False
 
 
-def say(message: str) -> None:
+_said: list[str] = []
+
+
+def say(message: str, once: bool = False) -> None:
+    """A line on stderr; with ``once``, not again while it is the last thing said (retries)."""
+    if once and _said[-1:] == [message]:
+        return
+    _said[:] = [message]
     click.echo(f"plinth: runtime controller: {message}", err=True)
 
 
@@ -221,7 +228,7 @@ class ControllerSupervisor(threading.Thread):
         while not self._stopping.is_set():
             if not await lock.try_acquire():
                 if not told:
-                    say("another process of this store runs it; waiting to take over")
+                    say("another process of this store runs it (or the store is unreachable); waiting to take over")
                     told = True
                 if await self._sleep(LOCK_RETRY_S):
                     break
@@ -238,7 +245,7 @@ class ControllerSupervisor(threading.Thread):
         try:
             prepared = await prepare(self.settings)
         except Exception as exc:  # the store is unreachable, or not bootstrapped yet: retry
-            say(f"cannot start yet ({exc}); retrying")
+            say(f"cannot start yet ({exc}); retrying", once=True)
             await self._sleep(LOCK_RETRY_S)
             return
         secret = {"token": prepared.key, "hash_key": base64.b64encode(prepared.hash_key).decode()}
