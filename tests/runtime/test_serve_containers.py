@@ -107,10 +107,14 @@ def test_a_new_org_gets_its_loop(running: RuntimeServer) -> None:
     with running.api.client() as api:  # the bootstrap admin holds the server-admin right
         assert api.post("/org", json={"name": org}).status_code == 201, "creating an org"
     gvc, alias = make_gvc(running, org)
+    home_gvc, home_alias = make_gvc(running)
     make_workload(running, gvc, "fresh", org)
+    make_workload(running, home_gvc, "home")
     running.wait_running("fresh")
     assert running.containers(**{"plinth.workload": "fresh"})[0]["Labels"]["plinth.org"] == org
-    running.wait_gateway(f"fresh-{alias}.localhost")  # the one gateway serves every org
+    # The one gateway serves the routes of every org's loop at once.
+    running.wait_gateway(f"fresh-{alias}.localhost")
+    running.wait_gateway(f"home-{home_alias}.localhost")
 
 
 def test_restart_adopts_and_orphans_deleted_while_down_are_collected(running: RuntimeServer) -> None:
