@@ -224,6 +224,13 @@ def test_a_dead_controller_is_restarted_and_adopts(running: RuntimeServer) -> No
     wait_for(lambda: len(gateways(running)) == 1, "the dead controller's Caddy to end")
     assert running.running("steady") == before
 
+    # plinth serve itself killed: the controller sees its stdin close and stops, Caddy with it
+    # (the next test's fixture starts the server again; the next controller drops the stale key).
+    pid = controller_pids(running)[-1]
+    running.api.kill()
+    wait_for(lambda: not Path(f"/proc/{pid}").exists() and not gateways(running), "the controller and Caddy to end")
+    assert running.running("steady") == before  # containers stay, as on SIGTERM
+
 
 def gateways(runtime: RuntimeServer) -> list[int]:
     """Caddy processes running from this server's gateway directory."""
