@@ -35,7 +35,8 @@ def runtime(
     database = pg.create_database() if request.param == "postgres" else None
     server: RuntimeServer | None = None
     try:
-        server = start_runtime_server(tmp_path_factory.mktemp("serve-containers"), test_containers, database)
+        # Two workers: still one controller (serve's main process starts it, never a worker).
+        server = start_runtime_server(tmp_path_factory.mktemp("serve-containers"), test_containers, database, workers=2)
         yield server
     finally:
         if server is not None:
@@ -100,6 +101,7 @@ def test_a_workload_runs_and_answers_through_the_gateway(running: RuntimeServer)
     answer = running.wait_gateway(f"web-{alias}.localhost")
     assert answer.content == INDEX
     assert "reloads keep queued connections" in running.log_text()  # reported when the gateway starts
+    assert len(running.controllers()) == 1  # one controller for the two workers
 
 
 def test_a_new_org_gets_its_loop(running: RuntimeServer) -> None:
@@ -169,6 +171,7 @@ def test_a_second_replica_waits_for_the_lock_and_takes_over(
     try:
         replica.wait_log("another process of this store runs it")
         assert running.running("solo") == first  # one controller: nothing made twice
+        assert replica.controllers() == [] and len(running.controllers()) == 1
 
         running.stop()  # SIGTERM to the holder: containers stay, the replica takes over and adopts
         replica.wait_log("holding the store's controller lock")

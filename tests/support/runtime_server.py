@@ -55,6 +55,7 @@ class RuntimeServer:
     server: ServerProcess | None = None
     extra_args: tuple[str, ...] = ()
     port: int | None = None
+    workers: int = 1
     #: Earlier servers' logs, so log checks see every start (``log_text``).
     logs: list[str] = field(default_factory=list)
 
@@ -78,7 +79,12 @@ class RuntimeServer:
         """Start (or start again, on the same port, store and scope) with ``extra`` arguments."""
         assert self.server is None or self.server.process.poll() is not None, "already running"
         self.server = start_server(
-            self.data_dir, self.database_url, org=self.org, port=self.port, extra_args=self.args(extra)
+            self.data_dir,
+            self.database_url,
+            org=self.org,
+            port=self.port,
+            workers=self.workers,
+            extra_args=self.args(extra),
         )
         self.port = int(self.server.url.rsplit(":", 1)[1])
         return self
@@ -125,6 +131,19 @@ class RuntimeServer:
     def wait_log(self, text: str, count: int = 1) -> None:
         wait_for(lambda: self.log_text().count(text) >= count, f"{count}x {text!r} in the server's log")
 
+    def controllers(self) -> list[int]:
+        """The live controller processes talking to this server (``--api`` its URL)."""
+        mark = f"--api\0{self.api.url}\0".encode()
+        found = []
+        for proc in Path("/proc").iterdir():
+            try:
+                cmdline = (proc / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if proc.name.isdigit() and b"plinth.runtime.controller" in cmdline and mark in cmdline:
+                found.append(int(proc.name))
+        return found
+
     def remove_containers(self) -> None:
         """Remove every container of this scope (the finalizer; also when a test failed)."""
         ids = [c["Id"] for c in self.containers()]
@@ -138,9 +157,12 @@ def start_runtime_server(
     database_url: str | None = None,
     *,
     extra_args: tuple[str, ...] = (),
+    workers: int = 1,
 ) -> RuntimeServer:
     """A started :class:`RuntimeServer` with an org, a scope and a gateway port of its own."""
     unique = uuid.uuid4().hex[:10]
     org = f"rt{kit.run_id[:6]}{unique}"
-    runtime = RuntimeServer(kit, data_dir, database_url, org, unique, free_loopback_port(), extra_args=extra_args)
+    runtime = RuntimeServer(
+        kit, data_dir, database_url, org, unique, free_loopback_port(), extra_args=extra_args, workers=workers
+    )
     return runtime.start()
