@@ -24,7 +24,8 @@ name or orgs one of them does not know.
 
 **The spec-hash key** (``plinth.spec-hash`` labels are an HMAC under it) must be the same for
 every controller of the store, across restarts and replicas, or nothing would be adopted: it is
-made once, kept in the store's meta **sealed** with the secrets key (never in the clear).
+made once, kept in the store's meta **sealed** with the secrets key (never in the clear;
+``engine/sealed_meta.py``: ``plinth secrets reseal`` and ``status`` include it).
 """
 
 from __future__ import annotations
@@ -52,11 +53,11 @@ if TYPE_CHECKING:
     from plinth.storage.base import Storage
     from plinth.storage.exclusive import Exclusive
 
-HASH_KEY_META = "runtime.controller.hash-key"
+#: The spec-hash key's name among the store's sealed meta values (``engine/sealed_meta.py``).
+HASH_KEY = "runtime.controller.hash-key"
 STORE_ID_META = "runtime.controller.store-id"
 #: The label naming the store a container belongs to: always part of the controller's scope.
 STORE_LABEL = "plinth.store"
-HASH_KEY_CONTEXT = "/runtime/controller/hash-key"
 LOCK_NAME = "plinth-runtime-controller"
 #: Descriptions of the keys minted for controllers start with this (stale ones are dropped).
 KEY_DESCRIPTION = "runtime controller"
@@ -120,6 +121,7 @@ async def prepare(settings: Settings) -> Prepared:
     """Mint the controller's key, read the spec-hash key and the store's id (made on first use)."""
     from plinth.auth.authn import SERVER_ADMIN_META
     from plinth.auth.signing import SigningKey, ensure_signing_key, load_key
+    from plinth.engine import sealed_meta
     from plinth.engine.action_context import EngineActionContext
     from plinth.engine.requestinfo import RequestInfo
     from plinth.engine.service import SYSTEM
@@ -135,12 +137,9 @@ async def prepare(settings: Settings) -> Prepared:
         sealer = engine.sealer
         if sealer is None:
             raise RuntimeError("no secrets key to seal the spec-hash key with")
-        sealed = {"seal": sealer.seal(secrets.token_bytes(32), HASH_KEY_CONTEXT)}
-        await storage.commit([SetMeta(HASH_KEY_META, json.dumps(sealed), only_if_absent=True)])
         await storage.commit([SetMeta(STORE_ID_META, secrets.token_hex(8), only_if_absent=True)])
         store_id = str(await storage.get_meta(STORE_ID_META))
-        stored = json.loads(await storage.get_meta(HASH_KEY_META) or "{}")
-        hash_key = sealer.unseal(stored["seal"], HASH_KEY_CONTEXT)
+        hash_key = await sealed_meta.get_or_create(storage, sealer, HASH_KEY, lambda: secrets.token_bytes(32))
 
         kid = await ensure_signing_key(storage, sealer)
         signing = await load_key(storage, sealer, kid)
