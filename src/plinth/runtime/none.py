@@ -18,26 +18,15 @@ MESSAGE = "No runtime is attached to this Plinth server (--runtime none): nothin
 
 class NoRuntime:
     name = "none"
-    message = MESSAGE
 
     def summary(self, placement: Placement) -> WorkloadSummary:
-        return WorkloadSummary(ready=False, replicas=0, message=self.message)
+        return WorkloadSummary(ready=False, replicas=0, message=MESSAGE)
 
     async def deployments(self, placement: Placement, commands: Sequence[Doc]) -> list[Doc]:
         return [
-            deployment_doc(
-                placement, location, ready=False, message=self.message, processed=0, versions=[], executions=[]
-            )
+            deployment_doc(placement, location, ready=False, message=MESSAGE, processed=0, versions=[], executions=[])
             for location in placement.locations
         ]
 
     async def submit(self, placement: Placement, command: Doc) -> CommandOutcome:
         return CommandOutcome("pending", {})
-
-
-class AwaitingController(NoRuntime):
-    """``--runtime containers`` until the controller's observations reach the API: every
-    deployment is not ready, waiting for the runtime controller."""
-
-    name = "containers"
-    message = "Waiting for the runtime controller"

@@ -154,9 +154,8 @@ def _announce(settings: Settings, key: str | None, org: str, waiting: bool = Fal
     default="simulated",
     show_default=True,
     help="What runs workloads: simulated (every deployment ready at once), none (nothing runs) or "
-    "containers (real containers through podman or docker, reached through a Caddy gateway)",
+    "containers (status and deployments as the runtime controller reports them)",
 )
-@container_options
 @click.option(
     "--base-domain",
     envvar="PLINTH_BASE_DOMAIN",
@@ -197,6 +196,7 @@ def _announce(settings: Settings, key: str | None, org: str, waiting: bool = Fal
     help="Serve /metrics without a token, to anyone who can reach the port",
 )
 @watch_options
+@container_options
 @click.option(
     "--console/--no-console",
     envvar="PLINTH_CONSOLE",
