@@ -6,7 +6,8 @@
 # the tests when run as root) with Selenium; skipped without it unless CI=true.
 # tests/runtime/containers and tests/runtime/gateway run real containers with podman and Caddy
 # (apt-get install podman runc busybox-static caddy, done by the tests when run as root); skipped
-# without them unless CI=true.
+# without them unless CI=true. `make bench`'s bench.runtime needs the same four (it installs
+# nothing: without them it prints why it is skipped).
 
 PYTHON ?= python3
 VENV   := .venv
@@ -67,6 +68,7 @@ bench: $(TEST_STAMP)
 	$(BIN)/python -m bench.backup
 	$(BIN)/python -m bench.apply
 	$(BIN)/python -m bench.writes
+	$(BIN)/python -m bench.runtime
 
 fuzz: $(TEST_STAMP)
 	PLINTH_FUZZ_EXAMPLES=2000 $(BIN)/python -m pytest tests/fuzz -n 2 --dist loadgroup
