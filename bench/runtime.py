@@ -10,54 +10,42 @@ gateway (``bench.runtime_stage``). Everything is on 127.0.0.1; every container c
    one-replica workload, one after the other once the previous rollout settled. The delay is
    from sending the PATCH to the engine's ``create`` event of the new container (podman's own
    time stamp, ``bench.runtime_events``); its ``start`` event is shown too. p50 and p99 against
-   the target p99 ≤ 1 s.
+   the target p99 ≤ 1 s, and where the time went (``bench.runtime_trace``).
 2. **Gateway throughput.** wrk (``bench.loadgen``, same load, loopback) against the workload's
    endpoint through Caddy (``Host: {workload}-{alias}.localhost``), and against the same
-   container on its published port: the ratio gateway / direct, target ≥ 0.5.
+   container on its published port, alternating, :data:`ROUNDS` each, the best of each side:
+   the ratio gateway / direct, target ≥ 0.5.
 3. **Controller CPU.** Cores (CPU seconds per wall second) of the controller's process over a
    quiet window, and of the podman commands it ran (its reaped children), with the workloads of
    1. and 2. running (the reference), then with ``--idle`` (default 50) workloads running.
 4. **apply --ready** (``bench.runtime_apply``): runs once ``plinth serve --runtime containers``
    exists, else says why not.
 
+Marks carry ``*`` when other processes were busy (``bench.verdict.noted``): the machine is shared.
 Skipped, saying why, when podman, runc, busybox-static or caddy are missing.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
 
-from bench import runtime_apply
+from bench import runtime_apply, runtime_trace
 from bench.cpu import TICKS
-from bench.loadgen import Load, RequestPlan, WrkResult, ensure_wrk, run_wrk
-from bench.report import format_table
+from bench.loadgen import RequestPlan, WrkResult, ensure_wrk, run_wrk
+from bench.runtime_report import LOAD, Cpu, Delays, print_figures
 from bench.runtime_stage import GVC, Stage, missing_tools, stage, until
-from bench.verdict import Target, mark, ratio
 from plinth.runtime.containers.protocol import WORKLOAD
 
-DELAY_TARGET = Target("<=", 1.0)
-THROUGHPUT_TARGET = Target(">=", 0.5)
-LOAD = Load(threads=2, connections=8, duration_s=5)
 SETTLE_S = 3.0  # no engine event for this long: the controller is done acting
-
-
-def quantile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-@dataclass(frozen=True)
-class Delays:
-    create_s: list[float]
-    start_s: list[float]
+ROUNDS = 2  # of the throughput pair
 
 
 def write_delays(st: Stage, writes: int) -> Delays:
@@ -65,7 +53,8 @@ def write_delays(st: Stage, writes: int) -> Delays:
     name = "delay"
     st.create(st.workload(name, env={"ROUND": "0"}, cpu="1000m"))
     st.settled(name)
-    creates, starts = [], []
+    creates, starts, spans = [], [], []
+    before = st.snapshot()
     for n in range(1, writes + 1):
         containers = st.workload(name, env={"ROUND": str(n)}, cpu="1000m")["spec"]["containers"]
         sent = time.time()
@@ -76,13 +65,16 @@ def write_delays(st: Stage, writes: int) -> Delays:
         started = st.events.first("start", {WORKLOAD: name}, sent, 60)
         creates.append(created.at - sent)
         starts.append(started.at - sent)
+        spans.append((sent, created.at))
         new_name = created.name
 
         def rolled(wanted: str = new_name) -> bool:
             return st.settled(name).name == wanted
 
         until(rolled, f"the rollout of write {n} settled")
-    return Delays(creates, starts)
+    others = st.other_cores(before, st.snapshot())
+    breakdown = runtime_trace.breakdown(runtime_trace.read(st.trace), spans)
+    return Delays(creates, starts, spans, breakdown, others)
 
 
 def throughput(st: Stage, work: Path) -> tuple[WrkResult, WrkResult]:
@@ -101,17 +93,29 @@ def throughput(st: Stage, work: Path) -> tuple[WrkResult, WrkResult]:
     until(through_gateway, f"200 from {host} through the gateway", pause_s=0.2)
     wrk = ensure_wrk()
     plan = RequestPlan("GET", "/")
-    direct = run_wrk(wrk, f"http://127.0.0.1:{port}", plan, {}, LOAD, work)
-    via = run_wrk(wrk, gateway_url, plan, {"Host": host}, LOAD, work)
-    return direct, via
+    # Two rounds, alternating, and each side's best: the machine is shared, and a burst of
+    # someone else's load in one run should not decide the ratio. Others' load is probed on the
+    # idle stage before each run: during one, the container's own processes (under conmon, not
+    # the stage's) would read as someone else's.
+    best: dict[str, WrkResult] = {}
+    sides: list[tuple[str, str, dict[str, str]]] = [
+        ("direct", f"http://127.0.0.1:{port}", {}),
+        ("gateway", gateway_url, {"Host": host}),
+    ]
+    for _ in range(ROUNDS):
+        for side, url, headers in sides:
+            others = background(st)
+            result = dataclasses.replace(run_wrk(wrk, url, plan, headers, LOAD, work), other_cores=others)
+            if side not in best or result.rps > best[side].rps:
+                best[side] = result
+    return best["direct"], best["gateway"]
 
 
-@dataclass(frozen=True)
-class Cpu:
-    workloads: int
-    window_s: float
-    controller_cores: float
-    podman_cores: float
+def background(st: Stage, probe_s: float = 1.0) -> float:
+    """Cores others use while the stage idles, over ``probe_s``."""
+    before = st.snapshot()
+    time.sleep(probe_s)
+    return st.other_cores(before, st.snapshot())
 
 
 def quiet(st: Stage) -> None:
@@ -124,11 +128,13 @@ def idle_cpu(st: Stage, window_s: float) -> Cpu:
     quiet(st)
     workloads = len(st.containers())
     own, children = st.cpu_ticks()
+    load = st.snapshot()
     began = time.monotonic()
     time.sleep(window_s)
     own2, children2 = st.cpu_ticks()
     took = time.monotonic() - began
-    return Cpu(workloads, took, (own2 - own) / TICKS / took, (children2 - children) / TICKS / took)
+    others = st.other_cores(load, st.snapshot())
+    return Cpu(workloads, took, (own2 - own) / TICKS / took, (children2 - children) / TICKS / took, others)
 
 
 def start_idle(st: Stage, count: int) -> float:
@@ -144,75 +150,6 @@ def start_idle(st: Stage, count: int) -> float:
         pause_s=1.0,
     )
     return time.monotonic() - began
-
-
-def _ms(seconds: float) -> str:
-    return f"{seconds * 1000:,.0f}"
-
-
-def report(delays: Delays, direct: WrkResult, via: WrkResult, cpus: list[Cpu]) -> None:
-    p99 = quantile(delays.create_s, 0.99)
-    print(f"Write → engine delay ({len(delays.create_s)} PATCHes of env, one replica, podman events)")
-    rows = [
-        [
-            "PATCH → create",
-            _ms(quantile(delays.create_s, 0.5)),
-            _ms(p99),
-            _ms(max(delays.create_s)),
-            DELAY_TARGET.describe() + " s (p99)",
-            mark(p99, DELAY_TARGET),
-        ],
-        [
-            "PATCH → start",
-            _ms(quantile(delays.start_s, 0.5)),
-            _ms(quantile(delays.start_s, 0.99)),
-            _ms(max(delays.start_s)),
-            "",
-            "-",
-        ],
-    ]
-    print(format_table(("figure", "p50 ms", "p99 ms", "max ms", "target", "mark"), rows))
-    print()
-    share = ratio(via.rps, direct.rps)
-    print(f"Gateway throughput ({LOAD.describe()}, GET / of busybox httpd)")
-    rows = [
-        [
-            "through Caddy",
-            f"{via.rps:,.0f}",
-            f"{via.p50_ms:.2f}",
-            f"{via.p99_ms:.2f}",
-            str(via.errors),
-            f"{share:.2f}" if share is not None else "n/a",
-            THROUGHPUT_TARGET.describe(),
-            mark(share, THROUGHPUT_TARGET, via.errors),
-        ],
-        [
-            "direct (published port)",
-            f"{direct.rps:,.0f}",
-            f"{direct.p50_ms:.2f}",
-            f"{direct.p99_ms:.2f}",
-            str(direct.errors),
-            "1.00",
-            "",
-            mark(None, None, direct.errors),
-        ],
-    ]
-    print(format_table(("figure", "req/s", "p50 ms", "p99 ms", "errors", "x direct", "target", "mark"), rows))
-    print()
-    print("Controller CPU over a quiet window (cores: CPU seconds per wall second)")
-    base = cpus[0].controller_cores + cpus[0].podman_cores
-    rows = [
-        [
-            f"{c.workloads} workloads running",
-            f"{c.window_s:.0f} s",
-            f"{c.controller_cores:.4f}",
-            f"{c.podman_cores:.4f}",
-            f"{c.controller_cores + c.podman_cores:.4f}",
-            f"{ratio(c.controller_cores + c.podman_cores, base) or 0:.2f}",
-        ]
-        for c in cpus
-    ]
-    print(format_table(("figure", "window", "controller", "podman cmds", "total", "x first"), rows))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -238,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         except pytest.skip.Exception as skipped:  # the tests' engine set-up says why it cannot run
             print(f"bench.runtime skipped: {skipped.msg}")
             return 0
-        report(delays, direct, via, cpus)
+        print_figures(delays, direct, via, cpus)
         print()
         runtime_apply.main(work / "apply")
     return 0

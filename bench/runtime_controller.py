@@ -7,28 +7,66 @@ real ``plinth serve``, the podman :class:`CliEngine` and Caddy as its gateway), 
 cutime + cstime) are counted apart from the bench's.
 
 Arguments: ``URL ORG RUN_ID STATE_DIR LISTEN``; the API key comes in ``BENCH_CONTROLLER_KEY`` (never
-on a command line). Containers carry ``plinth.test-run=RUN_ID`` (the loop's scope), so the bench's
-clean-up removes them. SIGTERM stops the loop and Caddy and leaves the containers running.
+on a command line). With ``BENCH_CONTROLLER_TRACE=FILE`` it writes one JSON line per wake-up of
+the loop (``{"wake": t}``) and per podman command (``{"call": [args], "at": t, "took": s, "by":
+coroutine}``), wall-clock seconds, for ``bench.runtime_trace`` to say where a write's delay goes.
+Containers carry ``plinth.test-run=RUN_ID`` (the loop's scope), so the bench's clean-up removes
+them. SIGTERM stops the loop and Caddy and leaves the containers running.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import shutil
 import signal
 import sys
+import time
 from pathlib import Path
+from typing import IO, Any
 
 from plinth.runtime.containers import CliEngine
 from plinth.runtime.controller import ControlLoop, Informer
 from plinth.runtime.gateway import Caddy, RouteTable
 
 KEY_ENV = "BENCH_CONTROLLER_KEY"
+TRACE_ENV = "BENCH_CONTROLLER_TRACE"
 #: Printed on stdout once Caddy answers and the loop runs.
 READY_LINE = "controller running"
 TEST_RUN = "plinth.test-run"  # tests.support.containers.TEST_RUN, without importing pytest here
+
+
+class TracedEngine(CliEngine):
+    """The podman driver, with each command's start and duration written to ``trace``."""
+
+    def __init__(self, binary: str, hash_key: bytes, trace: IO[str]) -> None:
+        super().__init__("podman", binary, hash_key=hash_key)
+        self.trace = trace
+
+    async def _call(self, *args: str, **kwargs: Any) -> tuple[int, bytes, bytes]:
+        began = time.time()
+        try:
+            return await super()._call(*args, **kwargs)
+        finally:
+            # Only the command and its first argument: later ones may be env names or values.
+            task = asyncio.current_task()
+            by = task.get_coro().__qualname__ if task else ""  # type: ignore[union-attr]
+            line = {"call": list(args[:2]), "at": began, "took": time.time() - began, "by": by}
+            self.trace.write(json.dumps(line) + "\n")
+            self.trace.flush()
+
+
+def traced_wake(loop: ControlLoop, trace: IO[str]) -> None:
+    """Note each wake-up by the informer (a change in its cache) before the loop's own."""
+    wake = loop.informer.on_change
+
+    def noted() -> None:
+        trace.write(json.dumps({"wake": time.time()}) + "\n")
+        wake()
+
+    loop.informer.on_change = noted
 
 
 async def serve(url: str, org: str, run_id: str, state: Path, listen: str) -> None:
@@ -41,8 +79,12 @@ async def serve(url: str, org: str, run_id: str, state: Path, listen: str) -> No
             await caddy.apply(table, listen)
 
         informer = Informer(url, os.environ[KEY_ENV], org)
-        engine = CliEngine("podman", podman, hash_key=os.urandom(32))
+        trace_path = os.environ.get(TRACE_ENV)
+        trace = open(trace_path, "a") if trace_path else None  # noqa: SIM115 (open for the whole run)
+        engine = TracedEngine(podman, os.urandom(32), trace) if trace else CliEngine("podman", podman, os.urandom(32))
         loop = ControlLoop(informer, engine, labels={TEST_RUN: run_id}, gateway=gateway)
+        if trace:
+            traced_wake(loop, trace)
         task = asyncio.current_task()
         assert task is not None
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)

@@ -23,9 +23,10 @@ from typing import Any, TypeVar
 
 import httpx
 
+from bench import cpu
 from bench.client import lift_quotas
 from bench.procs import free_port
-from bench.runtime_controller import KEY_ENV, READY_LINE
+from bench.runtime_controller import KEY_ENV, READY_LINE, TRACE_ENV
 from bench.runtime_events import EventWatch
 from plinth.runtime.containers import CliEngine, ContainerInfo
 from plinth.runtime.containers.protocol import ORG, WORKLOAD
@@ -60,6 +61,13 @@ def until(check: Callable[[], T | None], what: str, timeout_s: float = WAIT_S, p
         time.sleep(pause_s)
 
 
+@dataclass(frozen=True)
+class Load:
+    machine: cpu.Snapshot
+    #: CPU ticks of the controller (with its reaped children) and Caddy.
+    stage: int
+
+
 @dataclass
 class Stage:
     server: ServerProcess
@@ -71,6 +79,8 @@ class Stage:
     alias: str  # the GVC's alias, for workload endpoint hosts
     events: EventWatch
     engine: CliEngine
+    #: The controller's trace (``bench.runtime_controller``): its wake-ups and podman commands.
+    trace: Path
 
     @property
     def org(self) -> str:
@@ -118,6 +128,36 @@ class Stage:
 
         return until(one, f"one running container of {workload}", pause_s=0.2)
 
+    def caddy_pid(self) -> int | None:
+        """The controller's Caddy (its child), found in /proc."""
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat[stat.rfind(")") + 2 :].split()
+            if int(fields[1]) == self.controller.pid and "(caddy)" in stat:
+                return int(entry.name)
+        return None
+
+    def snapshot(self) -> Load:
+        """What the machine and this stage's processes have used so far (for :meth:`other_cores`)."""
+        own, children = self.cpu_ticks()
+        caddy = self.caddy_pid()
+        return Load(cpu.snapshot(self.server.process.pid), own + children + (cpu.process_ticks(caddy) if caddy else 0))
+
+    def other_cores(self, before: Load, after: Load) -> float:
+        """Cores used between the snapshots by anything but the stage (server, controller and the
+        podman commands it reaped, Caddy, this bench and its reaped children): others' load, which
+        makes a figure less trustworthy (``bench.verdict.noted``)."""
+        elapsed = after.machine.at - before.machine.at
+        if elapsed <= 0:
+            return 0.0
+        stage = (after.stage - before.stage) / cpu.TICKS / elapsed
+        return max(0.0, cpu.other_cores(before.machine, after.machine) - stage)
+
     def cpu_ticks(self) -> tuple[int, int]:
         """The controller's own CPU ticks (utime + stime) and its reaped children's (podman)."""
         stat = Path(f"/proc/{self.controller.pid}/stat").read_text()
@@ -148,7 +188,7 @@ def engine_config(work: Path) -> Iterator[tuple[str, str]]:
 def _start_controller(server: ServerProcess, run_id: str, work: Path, listen: str) -> subprocess.Popen[bytes]:
     work.mkdir(parents=True, exist_ok=True)
     argv = [sys.executable, "-m", "bench.runtime_controller", server.url, server.org, run_id, str(work), listen]
-    env = {**os.environ, KEY_ENV: server.key}
+    env = {**os.environ, KEY_ENV: server.key, TRACE_ENV: str(work / "trace.jsonl")}
     log = open(work / "controller.log", "wb")  # noqa: SIM115 (the child writes it for its whole life)
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=log, env=env, start_new_session=True)
     log.close()
@@ -187,7 +227,8 @@ def stage(work: Path) -> Iterator[Stage]:
                     controller = _start_controller(server, run_id, work / "controller", listen)
                     try:
                         engine = CliEngine("podman", shutil.which("podman") or "podman")
-                        yield Stage(server, api, image, run_id, controller, listen, alias, events, engine)
+                        trace = work / "controller" / "trace.jsonl"
+                        yield Stage(server, api, image, run_id, controller, listen, alias, events, engine, trace)
                     finally:
                         _stop(controller)
             finally:

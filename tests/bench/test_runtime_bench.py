@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bench.runtime import quantile
 from bench.runtime_events import event_time
+from bench.runtime_report import quantile
 
 
 def test_event_time_keeps_nanoseconds_fromisoformat_refuses() -> None:
