@@ -51,6 +51,8 @@ ROUNDS = 2  # of the throughput pair
 def write_delays(st: Stage, writes: int) -> Delays:
     """Figure 1: PATCH env, then the engine's create (and start) of the new container."""
     name = "delay"
+    # A whole CPU: at the platform's default of 50m the container, not the gateway, would be
+    # what the throughput figure below measures.
     st.create(st.workload(name, env={"ROUND": "0"}, cpu="1000m"))
     st.settled(name)
     creates, starts, spans = [], [], []

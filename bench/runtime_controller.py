@@ -6,12 +6,14 @@ real ``plinth serve``, the podman :class:`CliEngine` and Caddy as its gateway), 
 (``/proc/PID/stat``: utime + stime), and the podman commands it runs (reaped children:
 cutime + cstime) are counted apart from the bench's.
 
-Arguments: ``URL ORG RUN_ID STATE_DIR LISTEN``; the API key comes in ``BENCH_CONTROLLER_KEY`` (never
-on a command line). With ``BENCH_CONTROLLER_TRACE=FILE`` it writes one JSON line per wake-up of
-the loop (``{"wake": t}``) and per podman command (``{"call": [args], "at": t, "took": s, "by":
-coroutine}``), wall-clock seconds, for ``bench.runtime_trace`` to say where a write's delay goes.
-Containers carry ``plinth.test-run=RUN_ID`` (the loop's scope), so the bench's clean-up removes
-them. SIGTERM stops the loop and Caddy and leaves the containers running.
+Arguments: ``URL ORG LABEL STATE_DIR LISTEN``, ``LABEL`` being ``KEY=VALUE``; the API key comes
+in ``BENCH_CONTROLLER_KEY`` (never on a command line). Every container carries ``LABEL`` (the
+loop's scope: the bench's ``plinth.test-run``), so the bench's clean-up removes them. SIGTERM
+stops the loop and Caddy and leaves the containers running.
+
+With ``BENCH_CONTROLLER_TRACE=FILE`` it writes one JSON line per wake-up of the loop (``{"wake":
+t}``) and per podman command (``{"call": [args], "at": t, "took": s, "by": coroutine}``),
+wall-clock seconds, for ``bench.runtime_trace`` to say where a write's delay goes.
 """
 
 from __future__ import annotations
@@ -35,7 +37,6 @@ KEY_ENV = "BENCH_CONTROLLER_KEY"
 TRACE_ENV = "BENCH_CONTROLLER_TRACE"
 #: Printed on stdout once Caddy answers and the loop runs.
 READY_LINE = "controller running"
-TEST_RUN = "plinth.test-run"  # tests.support.containers.TEST_RUN, without importing pytest here
 
 
 class TracedEngine(CliEngine):
@@ -69,7 +70,7 @@ def traced_wake(loop: ControlLoop, trace: IO[str]) -> None:
     loop.informer.on_change = noted
 
 
-async def serve(url: str, org: str, run_id: str, state: Path, listen: str) -> None:
+async def serve(url: str, org: str, label: str, state: Path, listen: str) -> None:
     podman = shutil.which("podman")
     if podman is None:
         raise SystemExit("podman is not on PATH")
@@ -79,10 +80,11 @@ async def serve(url: str, org: str, run_id: str, state: Path, listen: str) -> No
             await caddy.apply(table, listen)
 
         informer = Informer(url, os.environ[KEY_ENV], org)
+        key, _, value = label.partition("=")
         trace_path = os.environ.get(TRACE_ENV)
         trace = open(trace_path, "a") if trace_path else None  # noqa: SIM115 (open for the whole run)
         engine = TracedEngine(podman, os.urandom(32), trace) if trace else CliEngine("podman", podman, os.urandom(32))
-        loop = ControlLoop(informer, engine, labels={TEST_RUN: run_id}, gateway=gateway)
+        loop = ControlLoop(informer, engine, labels={key: value}, gateway=gateway)
         if trace:
             traced_wake(loop, trace)
         task = asyncio.current_task()
@@ -96,9 +98,9 @@ async def serve(url: str, org: str, run_id: str, state: Path, listen: str) -> No
 
 
 def main(argv: list[str]) -> int:
-    url, org, run_id, state, listen = argv
+    url, org, label, state, listen = argv
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s %(message)s")
-    asyncio.run(serve(url, org, run_id, Path(state), listen))
+    asyncio.run(serve(url, org, label, Path(state), listen))
     return 0
 
 

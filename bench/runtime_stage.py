@@ -187,7 +187,8 @@ def engine_config(work: Path) -> Iterator[tuple[str, str]]:
 
 def _start_controller(server: ServerProcess, run_id: str, work: Path, listen: str) -> subprocess.Popen[bytes]:
     work.mkdir(parents=True, exist_ok=True)
-    argv = [sys.executable, "-m", "bench.runtime_controller", server.url, server.org, run_id, str(work), listen]
+    label = f"{containers.TEST_RUN}={run_id}"
+    argv = [sys.executable, "-m", "bench.runtime_controller", server.url, server.org, label, str(work), listen]
     env = {**os.environ, KEY_ENV: server.key, TRACE_ENV: str(work / "trace.jsonl")}
     log = open(work / "controller.log", "wb")  # noqa: SIM115 (the child writes it for its whole life)
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=log, env=env, start_new_session=True)
