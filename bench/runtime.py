@@ -1,5 +1,5 @@
 """The container runtime's figures (issue 22, "Benchmark"), each against a reference measured in
-the same run: ``python -m bench.runtime [--writes N] [--idle N] [--window S]``.
+the same run: ``python -m bench.runtime [--writes N] [--idle N] [--window S] [--debounce S]``.
 
 The parts are the real ones on main: the control loop and its informer against a real ``plinth
 serve`` (SQLite), the podman driver with the tests' ``CONTAINERS_CONF`` and image, Caddy as the
@@ -159,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--writes", type=int, default=20, help="PATCHes for the delay figure (default 20)")
     parser.add_argument("--idle", type=int, default=50, help="workloads running for the CPU figure (default 50)")
     parser.add_argument("--window", type=float, default=20.0, help="seconds of each quiet CPU window (default 20)")
+    parser.add_argument("--debounce", type=float, help="the loop's debounce_s, seconds (default: the loop's own)")
     args = parser.parse_args(argv)
     missing = missing_tools()
     if missing:
@@ -167,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-runtime-") as scratch:
         work = Path(scratch)
         try:
-            with stage(work) as st:
+            with stage(work, args.debounce) as st:
                 delays = write_delays(st, max(1, min(args.writes, 100)))
                 direct, via = throughput(st, work)
                 cpus = [idle_cpu(st, args.window)]

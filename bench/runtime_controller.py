@@ -13,7 +13,8 @@ stops the loop and Caddy and leaves the containers running.
 
 With ``BENCH_CONTROLLER_TRACE=FILE`` it writes one JSON line per wake-up of the loop (``{"wake":
 t}``) and per podman command (``{"call": [args], "at": t, "took": s, "by": coroutine}``),
-wall-clock seconds, for ``bench.runtime_trace`` to say where a write's delay goes.
+wall-clock seconds, for ``bench.runtime_trace`` to say where a write's delay goes. With
+``BENCH_CONTROLLER_DEBOUNCE=S`` the loop waits ``S`` seconds after a wake-up instead of its default.
 """
 
 from __future__ import annotations
@@ -31,10 +32,13 @@ from typing import IO, Any
 
 from plinth.runtime.containers import CliEngine
 from plinth.runtime.controller import ControlLoop, Informer
+from plinth.runtime.controller.loop import DEBOUNCE_S
 from plinth.runtime.gateway import Caddy, RouteTable
 
 KEY_ENV = "BENCH_CONTROLLER_KEY"
 TRACE_ENV = "BENCH_CONTROLLER_TRACE"
+#: The loop's ``debounce_s`` when set (what a shorter or no debounce would change).
+DEBOUNCE_ENV = "BENCH_CONTROLLER_DEBOUNCE"
 #: Printed on stdout once Caddy answers and the loop runs.
 READY_LINE = "controller running"
 
@@ -84,7 +88,8 @@ async def serve(url: str, org: str, label: str, state: Path, listen: str) -> Non
         trace_path = os.environ.get(TRACE_ENV)
         trace = open(trace_path, "a") if trace_path else None  # noqa: SIM115 (open for the whole run)
         engine = TracedEngine(podman, os.urandom(32), trace) if trace else CliEngine("podman", podman, os.urandom(32))
-        loop = ControlLoop(informer, engine, labels={key: value}, gateway=gateway)
+        debounce = float(os.environ.get(DEBOUNCE_ENV) or DEBOUNCE_S)
+        loop = ControlLoop(informer, engine, labels={key: value}, gateway=gateway, debounce_s=debounce)
         if trace:
             traced_wake(loop, trace)
         task = asyncio.current_task()

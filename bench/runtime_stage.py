@@ -26,7 +26,7 @@ import httpx
 from bench import cpu
 from bench.client import lift_quotas
 from bench.procs import free_port
-from bench.runtime_controller import KEY_ENV, READY_LINE, TRACE_ENV
+from bench.runtime_controller import DEBOUNCE_ENV, KEY_ENV, READY_LINE, TRACE_ENV
 from bench.runtime_events import EventWatch
 from plinth.runtime.containers import CliEngine, ContainerInfo
 from plinth.runtime.containers.protocol import ORG, WORKLOAD
@@ -185,11 +185,15 @@ def engine_config(work: Path) -> Iterator[tuple[str, str]]:
             os.environ["CONTAINERS_CONF"] = previous
 
 
-def _start_controller(server: ServerProcess, run_id: str, work: Path, listen: str) -> subprocess.Popen[bytes]:
+def _start_controller(
+    server: ServerProcess, run_id: str, work: Path, listen: str, debounce_s: float | None
+) -> subprocess.Popen[bytes]:
     work.mkdir(parents=True, exist_ok=True)
     label = f"{containers.TEST_RUN}={run_id}"
     argv = [sys.executable, "-m", "bench.runtime_controller", server.url, server.org, label, str(work), listen]
     env = {**os.environ, KEY_ENV: server.key, TRACE_ENV: str(work / "trace.jsonl")}
+    if debounce_s is not None:
+        env[DEBOUNCE_ENV] = str(debounce_s)
     log = open(work / "controller.log", "wb")  # noqa: SIM115 (the child writes it for its whole life)
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=log, env=env, start_new_session=True)
     log.close()
@@ -212,8 +216,9 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 @contextlib.contextmanager
-def stage(work: Path) -> Iterator[Stage]:
-    """The whole stage; on the way out the controller, events, server and every container go."""
+def stage(work: Path, debounce_s: float | None = None) -> Iterator[Stage]:
+    """The whole stage (``debounce_s``: the loop's, when not its default); on the way out the
+    controller, events, server and every container go."""
     with engine_config(work) as (image, run_id):
         events = EventWatch(f"{containers.TEST_RUN}={run_id}")
         try:
@@ -225,7 +230,7 @@ def stage(work: Path) -> Iterator[Stage]:
                     api.post(f"/org/{server.org}/gvc", json=gvc).raise_for_status()
                     alias = api.get(f"/org/{server.org}/gvc/{GVC}").json()["alias"]
                     listen = f"127.0.0.1:{free_port()}"
-                    controller = _start_controller(server, run_id, work / "controller", listen)
+                    controller = _start_controller(server, run_id, work / "controller", listen, debounce_s)
                     try:
                         engine = CliEngine("podman", shutil.which("podman") or "podman")
                         trace = work / "controller" / "trace.jsonl"
