@@ -172,8 +172,9 @@ def main(argv: list[str] | None = None) -> int:
                 delays = write_delays(st, max(1, min(args.writes, 100)))
                 direct, via = throughput(st, work)
                 cpus = [idle_cpu(st, args.window)]
-                took = start_idle(st, max(2, min(args.idle, 100)))
-                print(f"({args.idle} workloads running {took:.0f} s after their creation began)")
+                idle = max(2, min(args.idle, 100))
+                took = start_idle(st, idle)
+                print(f"({idle} workloads running {took:.0f} s after their creation began)")
                 cpus.append(idle_cpu(st, args.window))
         except pytest.skip.Exception as skipped:  # the tests' engine set-up says why it cannot run
             print(f"bench.runtime skipped: {skipped.msg}")

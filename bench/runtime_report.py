@@ -104,7 +104,7 @@ def print_figures(delays: Delays, direct: WrkResult, via: WrkResult, cpus: list[
     base = cpus[0].controller_cores + cpus[0].podman_cores
     rows = [
         [
-            f"{c.workloads} workloads running",
+            f"{c.workloads} workload{'s' if c.workloads != 1 else ''} running",
             f"{c.window_s:.0f} s",
             f"{c.controller_cores:.4f}",
             f"{c.podman_cores:.4f}",
