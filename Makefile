@@ -6,7 +6,8 @@
 # the tests when run as root) with Selenium; skipped without it unless CI=true.
 # tests/runtime/containers and tests/runtime/gateway run real containers with podman and Caddy
 # (apt-get install podman runc busybox-static caddy, done by the tests when run as root); skipped
-# without them unless CI=true.
+# without them unless CI=true. `make bench`'s bench.runtime needs the same four (it installs
+# nothing: without them it prints why it is skipped).
 
 PYTHON ?= python3
 VENV   := .venv
@@ -35,8 +36,21 @@ $(TEST_STAMP): pyproject.toml | $(BIN)/python
 
 venv: $(TEST_STAMP)
 
+# `make run` runs workloads as real containers when a container engine (podman or docker) and the
+# gateway (caddy) are installed, and says so; otherwise it says what to install and serves the
+# simulated runtime. PLINTH_RUNTIME set in the environment wins.
 run: $(RUN_STAMP)
-	$(BIN)/plinth serve --host 127.0.0.1 --port $(PLINTH_PORT) --data-dir ./.plinth-data --init-profile local
+	@if [ -n "$$PLINTH_RUNTIME" ]; then \
+		echo "make run: --runtime $$PLINTH_RUNTIME (from PLINTH_RUNTIME)"; runtime=$$PLINTH_RUNTIME; \
+	elif command -v caddy >/dev/null && { command -v podman >/dev/null || command -v docker >/dev/null; }; then \
+		echo "make run: podman or docker and caddy found: workloads run as real containers (--runtime containers)," \
+			"reached through the gateway on http://$${PLINTH_GATEWAY_LISTEN:-127.0.0.1:8880}"; runtime=containers; \
+	else \
+		echo "make run: no container engine or no caddy: workloads are simulated (--runtime simulated)." \
+			"To run them for real: apt-get install podman caddy (or docker)"; runtime=simulated; \
+	fi; \
+	exec $(BIN)/plinth serve --host 127.0.0.1 --port $(PLINTH_PORT) --data-dir ./.plinth-data --init-profile local \
+		--runtime $$runtime
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench
@@ -67,6 +81,7 @@ bench: $(TEST_STAMP)
 	$(BIN)/python -m bench.backup
 	$(BIN)/python -m bench.apply
 	$(BIN)/python -m bench.writes
+	$(BIN)/python -m bench.runtime
 
 fuzz: $(TEST_STAMP)
 	PLINTH_FUZZ_EXAMPLES=2000 $(BIN)/python -m pytest tests/fuzz -n 2 --dist loadfile

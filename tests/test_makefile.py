@@ -44,3 +44,10 @@ def test_make_run_installs_the_runtime_dependencies_only() -> None:
 @pytest.mark.parametrize("target", ["venv", "lint", "typecheck", "pytest"])
 def test_the_test_targets_install_the_test_extras(target: str) -> None:
     assert installs(planned(target)) == [".venv/bin/python -m pip install --quiet -e '.[test]'"]
+
+
+def test_make_run_chooses_the_containers_runtime_when_the_tools_are_there() -> None:
+    recipe = "\n".join(planned("run"))
+    assert "command -v caddy" in recipe and "command -v podman" in recipe and "runtime=containers" in recipe
+    assert "runtime=simulated" in recipe and "apt-get install podman caddy" in recipe  # says what to install
+    assert "--runtime $runtime" in recipe

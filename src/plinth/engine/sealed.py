@@ -30,6 +30,7 @@ from typing import Any
 import orjson
 
 from plinth.auth import signing
+from plinth.engine import sealed_meta
 from plinth.engine.address import Address
 from plinth.errors import ServiceUnavailable
 from plinth.kinds.base import Item, KindSpec
@@ -155,8 +156,9 @@ async def sealed_pages(storage: Storage, kinds: Mapping[str, KindSpec]) -> Async
 
 
 async def key_usage(storage: Storage, kinds: Mapping[str, KindSpec]) -> Counter[str]:
-    """How many sealed records each key id sealed (``"?"``: a record naming no key id)."""
-    usage: Counter[str] = Counter()
+    """How many sealed records each key id sealed (``"?"``: a record naming no key id), the
+    server's own sealed meta values included (``engine/sealed_meta.py``)."""
+    usage: Counter[str] = await sealed_meta.usage(storage)
     async for page in sealed_pages(storage, kinds):
         for record in page:
             usage[key_id_of(orjson.loads(record.doc).get("sealed") or {}) or "?"] += 1
@@ -176,6 +178,10 @@ def key_ids_in_export(lines: Iterable[bytes]) -> set[str]:
             obj = orjson.loads(line)
             if obj.get("type") == "record" and str(obj.get("kind", "")).endswith(SUFFIX):
                 kids.add(key_id_of((obj.get("doc") or {}).get("sealed") or {}) or "?")
+        elif sealed_meta.PREFIX.encode() in line:
+            obj = orjson.loads(line)
+            if obj.get("type") == "meta" and str(obj.get("name", "")).startswith(sealed_meta.PREFIX):
+                kids.add(sealed_meta.kid_of(str(obj.get("value", ""))) or "?")
         elif signing.PREFIX.encode() in line:
             obj = orjson.loads(line)
             if obj.get("type") == "meta" and str(obj.get("name", "")).startswith(signing.PREFIX):
@@ -216,6 +222,7 @@ async def reseal(storage: Storage, kinds: Mapping[str, KindSpec], sealer: Sealer
     A value that does not open stops the run (``SealingError``) with the pages before it done."""
     report = ResealReport()
     report.signing_keys, _ = await signing.reseal(storage, sealer)
+    report.resealed += await sealed_meta.reseal(storage, sealer)
     async for page in sealed_pages(storage, kinds):
         puts: list[Put] = []
         for record in page:

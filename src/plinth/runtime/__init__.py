@@ -8,11 +8,16 @@ kinds never import it (the engine hands them what it reports). ``simulated`` is 
 
 from __future__ import annotations
 
+from plinth.runtime.awaiting import AwaitingController
 from plinth.runtime.base import Runtime
 from plinth.runtime.none import NoRuntime
 from plinth.runtime.simulated import SimulatedRuntime
 
-RUNTIMES: dict[str, type[Runtime]] = {"simulated": SimulatedRuntime, "none": NoRuntime}
+RUNTIMES: dict[str, type[Runtime]] = {
+    "simulated": SimulatedRuntime,
+    "none": NoRuntime,
+    "containers": AwaitingController,
+}
 
 
 def make_runtime(name: str) -> Runtime:

@@ -22,6 +22,8 @@ from typing import Any
 
 import click
 
+from plinth.cli.store.serve_containers import container_options, controller_options
+from plinth.cli.store.serve_controller import ControllerOptions
 from plinth.cli.store.serve_watch import watch_options
 from plinth.cli.store.transfer import secrets_key_file_option
 from plinth.kinds.base import DEFAULT_BASE_DOMAIN
@@ -148,10 +150,11 @@ def _announce(settings: Settings, key: str | None, org: str, waiting: bool = Fal
 @click.option(
     "--runtime",
     envvar="PLINTH_RUNTIME",
-    type=click.Choice(["simulated", "none"]),
+    type=click.Choice(["simulated", "none", "containers"]),
     default="simulated",
     show_default=True,
-    help="What runs workloads: simulated (every deployment ready at once) or none (nothing runs)",
+    help="What runs workloads: simulated (every deployment ready at once), none (nothing runs) or "
+    "containers (status and deployments as the runtime controller reports them)",
 )
 @click.option(
     "--base-domain",
@@ -193,6 +196,7 @@ def _announce(settings: Settings, key: str | None, org: str, waiting: bool = Fal
     help="Serve /metrics without a token, to anyone who can reach the port",
 )
 @watch_options
+@container_options
 @click.option(
     "--console/--no-console",
     envvar="PLINTH_CONSOLE",
@@ -226,13 +230,14 @@ def serve_command(
     metrics_public: bool,
     console: bool,
     init_profile: str | None,
-    **watch: Any,
+    **more: Any,
 ) -> None:
     """Run the API server (SQLite in --data-dir unless --database-url names PostgreSQL)."""
     if bool(tls_cert) != bool(tls_key):
         raise click.UsageError("--tls-cert and --tls-key go together")
     _check_oidc(oidc_issuer, oidc_audience, oidc_jwks_file)
     _check_profile_name(init_profile)
+    controller, watch = controller_options(runtime, more)
     settings = Settings(
         host=host,
         port=port,
@@ -267,7 +272,7 @@ def serve_command(
         endpoint = _announce(settings, key, org, waiting, note)
         if init_profile:
             _init_profile(init_profile, endpoint, settings, org)
-        _run(settings, sock)
+        _run(settings, sock, controller)
 
 
 def _check_public_url(url: str | None) -> str | None:
@@ -322,8 +327,9 @@ def _metrics_directory() -> Iterator[None]:
         shutil.rmtree(path, ignore_errors=True)
 
 
-def _run(settings: Settings, sock: socket.socket) -> None:
-    """uvicorn, serving ``sock`` with ``settings.workers`` processes until it is stopped."""
+def _run(settings: Settings, sock: socket.socket, controller: ControllerOptions | None = None) -> None:
+    """uvicorn, serving ``sock`` with ``settings.workers`` processes until it is stopped; and the
+    runtime controller beside it (``serve_controller.py``), stopped after it."""
     os.environ.update(settings.to_env())
     import uvicorn
 
@@ -344,7 +350,17 @@ def _run(settings: Settings, sock: socket.socket) -> None:
         http=protocol.IMPORT_PATH,
         timeout_graceful_shutdown=settings.shutdown_grace,
     )
-    runner.serve(config, sock)
+    supervisor = None
+    if controller is not None:
+        from plinth.cli.store.serve_controller import ControllerSupervisor
+
+        supervisor = ControllerSupervisor(settings, controller)
+        supervisor.start()
+    try:
+        runner.serve(config, sock)
+    finally:
+        if supervisor is not None:
+            supervisor.stop()
 
 
 def _check_metrics(settings: Settings) -> None:

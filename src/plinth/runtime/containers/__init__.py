@@ -1,6 +1,6 @@
 """Running replicas as containers: the engine driver seam (``protocol``) and its podman/docker
-implementation (``cli``). Nothing here is wired into ``plinth serve`` yet (docs/runtime.md,
-"Containers and the gateway")."""
+implementation (``cli``), driven by the runtime controller that ``plinth serve --runtime
+containers`` starts (docs/runtime.md, "Containers and the gateway")."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """The runtime controller: what should run (``plan``), making the engine match it
 (``reconcile``) through the driver seam of ``runtime.containers``, the API's view kept by
-list and watch (``informer``) and the loop that ties them (``loop``). Not yet wired into
-``plinth serve`` (docs/runtime.md, "Containers and the gateway")."""
+list and watch (``informer``), the loop that ties them (``loop``), one loop per org
+(``fleet``) and the process ``plinth serve --runtime containers`` starts (``__main__``;
+docs/runtime.md, "The controller process")"""
 
 from __future__ import annotations
 

@@ -77,10 +77,23 @@ def loopback_address(address: str) -> str:
     return address
 
 
+def _die_with_parent() -> None:
+    """In the child, before exec: ask Linux for SIGTERM when the parent ends (``PR_SET_PDEATHSIG``)."""
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass  # not Linux: stop() remains the only way
+
+
 class Caddy:
     """One Caddy child process with its admin API on ``127.0.0.1:admin_port``."""
 
-    def __init__(self, state_dir: Path, binary: str | None = None, admin_port: int | None = None) -> None:
+    def __init__(
+        self, state_dir: Path, binary: str | None = None, admin_port: int | None = None, die_with_parent: bool = False
+    ) -> None:
         found = binary or shutil.which("caddy")
         if found is None:
             raise GatewayError("caddy is not installed (apt-get install caddy)")
@@ -88,6 +101,10 @@ class Caddy:
         self.state_dir = state_dir
         self.admin = f"127.0.0.1:{admin_port or free_loopback_port()}"
         self._process: subprocess.Popen[bytes] | None = None
+        #: Linux: Caddy gets SIGTERM when the thread that started it ends (a controller killed
+        #: with SIGKILL must not leave a gateway holding the listen port). Start it from the
+        #: main thread then.
+        self.die_with_parent = die_with_parent
 
     @property
     def admin_url(self) -> str:
@@ -116,6 +133,7 @@ class Caddy:
                 stderr=log,
                 env=env,
                 start_new_session=True,  # a Ctrl-C meant for Plinth reaches Caddy through stop()
+                preexec_fn=_die_with_parent if self.die_with_parent else None,
             )
         deadline = time.monotonic() + START_TIMEOUT_S
         while True:

@@ -1,0 +1,168 @@
+"""A real ``plinth serve --runtime containers`` for tests: the server, its controller and
+Caddy, under a container scope of its own.
+
+:func:`start_runtime_server` starts one with ``--container-label`` set to the session's
+test-run label (so the session finalizer removes whatever it made) plus a
+``plinth.test-scope`` label unique to the caller, and a gateway port of its own, so servers
+started by parallel tests (or by two xdist workers) never see or collect each other's
+containers. :class:`RuntimeServer` has the wait helpers (containers of a workload, a 200
+through the gateway, a line in the log) and :meth:`RuntimeServer.remove_containers`, the
+finalizer's clean-up of that scope. Every wait is bounded and fails saying what it awaited.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+
+from plinth.runtime.gateway.caddy import free_loopback_port
+from tests.support.containers import TEST_RUN, ContainerKit, podman
+from tests.support.server import ServerProcess, start_server
+
+SCOPE = "plinth.test-scope"
+WAIT_S = 60
+T = TypeVar("T")
+
+
+def wait_for(probe: Callable[[], T | None], what: str, timeout: float = WAIT_S, every: float = 0.2) -> T:
+    """``probe()``'s first truthy answer, polled until ``timeout``; fails naming ``what``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        answer = probe()
+        if answer:
+            return answer
+        assert time.monotonic() < deadline, f"timed out after {timeout:g} s waiting for {what}"
+        time.sleep(every)
+
+
+@dataclass
+class RuntimeServer:
+    """One ``plinth serve --runtime containers`` and the scope of its containers."""
+
+    kit: ContainerKit
+    data_dir: Path
+    database_url: str | None
+    org: str
+    scope: str
+    gateway_port: int
+    server: ServerProcess | None = None
+    extra_args: tuple[str, ...] = ()
+    port: int | None = None
+    workers: int = 1
+    #: Earlier servers' logs, so log checks see every start (``log_text``).
+    logs: list[str] = field(default_factory=list)
+
+    @property
+    def labels(self) -> dict[str, str]:
+        """The ``--container-label`` scope: the session's test run and this server's own scope."""
+        return {TEST_RUN: self.kit.run_id, SCOPE: self.scope}
+
+    @property
+    def api(self) -> ServerProcess:
+        assert self.server is not None, "the server is not running"
+        return self.server
+
+    def args(self, extra: tuple[str, ...] = ()) -> tuple[str, ...]:
+        args = ["--runtime", "containers", "--gateway-listen", f"127.0.0.1:{self.gateway_port}"]
+        for key, value in self.labels.items():
+            args += ["--container-label", f"{key}={value}"]
+        return (*args, *self.extra_args, *extra)
+
+    def start(self, *extra: str) -> RuntimeServer:
+        """Start (or start again, on the same port, store and scope) with ``extra`` arguments."""
+        assert self.server is None or self.server.process.poll() is not None, "already running"
+        self.server = start_server(
+            self.data_dir,
+            self.database_url,
+            org=self.org,
+            port=self.port,
+            workers=self.workers,
+            extra_args=self.args(extra),
+        )
+        self.port = int(self.server.url.rsplit(":", 1)[1])
+        return self
+
+    def stop(self) -> None:
+        """SIGTERM, as an operator stops it (containers stay unless --remove-containers-on-exit)."""
+        if self.server is not None:
+            self.server.stop()
+            self.logs.append(self.server.log_path.read_text(errors="replace"))
+
+    def log_text(self) -> str:
+        current = self.server.log_path.read_text(errors="replace") if self.server else ""
+        return "".join(self.logs) + current
+
+    def containers(self, **labels: str) -> list[dict[str, Any]]:
+        """This scope's containers (``podman ps --all``, as JSON), narrowed by ``labels``."""
+        filters = [a for k, v in {**self.labels, **labels}.items() for a in ("--filter", f"label={k}={v}")]
+        done = podman("ps", "--all", "--format", "json", *filters)
+        return list(json.loads(done.stdout or "[]"))
+
+    def running(self, workload: str) -> dict[str, str]:
+        """A workload's running containers: engine name -> ID."""
+        found = self.containers(**{"plinth.workload": workload})
+        return {c["Names"][0]: c["Id"] for c in found if c.get("State") == "running"}
+
+    def wait_running(self, workload: str, count: int = 1) -> dict[str, str]:
+        return wait_for(
+            lambda: found if len(found := self.running(workload)) == count else None,
+            f"{count} running container(s) of workload {workload}",
+        )
+
+    def gateway_get(self, host: str, path: str = "/") -> httpx.Response | None:
+        try:
+            return httpx.get(f"http://127.0.0.1:{self.gateway_port}{path}", headers={"Host": host}, timeout=10)
+        except httpx.TransportError:
+            return None  # the gateway is not listening yet
+
+    def wait_gateway(self, host: str, status: int = 200, path: str = "/") -> httpx.Response:
+        return wait_for(
+            lambda: r if (r := self.gateway_get(host, path)) is not None and r.status_code == status else None,
+            f"{status} from the gateway for Host {host}{path}",
+        )
+
+    def wait_log(self, text: str, count: int = 1) -> None:
+        wait_for(lambda: self.log_text().count(text) >= count, f"{count}x {text!r} in the server's log")
+
+    def controllers(self) -> list[int]:
+        """The live controller processes talking to this server (``--api`` its URL)."""
+        mark = f"--api\0{self.api.url}\0".encode()
+        found = []
+        for proc in Path("/proc").iterdir():
+            try:
+                cmdline = (proc / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if proc.name.isdigit() and b"plinth.runtime.controller" in cmdline and mark in cmdline:
+                found.append(int(proc.name))
+        return found
+
+    def remove_containers(self) -> None:
+        """Remove every container of this scope (the finalizer; also when a test failed)."""
+        ids = [c["Id"] for c in self.containers()]
+        if ids:
+            podman("rm", "--force", "--time", "0", *ids, check=False)
+
+
+def start_runtime_server(
+    data_dir: Path,
+    kit: ContainerKit,
+    database_url: str | None = None,
+    *,
+    extra_args: tuple[str, ...] = (),
+    workers: int = 1,
+) -> RuntimeServer:
+    """A started :class:`RuntimeServer` with an org, a scope and a gateway port of its own."""
+    unique = uuid.uuid4().hex[:10]
+    org = f"rt{kit.run_id[:6]}{unique}"
+    runtime = RuntimeServer(
+        kit, data_dir, database_url, org, unique, free_loopback_port(), extra_args=extra_args, workers=workers
+    )
+    return runtime.start()
