@@ -15,8 +15,6 @@ from selenium.webdriver.support.ui import Select
 from tests.console import pages
 from tests.support.server import ServerProcess
 
-pytestmark = pytest.mark.xdist_group("console-a11y")
-
 
 @pytest.fixture(scope="module")
 def api(oidc_server: ServerProcess) -> Iterator[httpx.Client]:

@@ -22,7 +22,6 @@ from tests.console import pages
 from tests.support.paths import ROOT
 from tests.support.server import ServerProcess
 
-pytestmark = pytest.mark.xdist_group("console-budget")
 FIGURES = ROOT / "build" / "console-figures.json"
 #: Records when the sign-in form is submitted and when the first list says what it shows.
 WATCH_FIRST_LIST = """

@@ -20,8 +20,6 @@ import pytest
 from tests.console import pages
 from tests.support.server import ServerProcess
 
-pytestmark = pytest.mark.xdist_group("console-cross-site")
-
 # Each attempt records how it ended in `window.__tried`; the form posts into a frame last.
 ATTACK = """<!doctype html><html><head><title>elsewhere</title></head><body>
 <form id="f" method="POST" action="{api}/gvc" enctype="text/plain" target="sink">

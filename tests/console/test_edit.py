@@ -17,7 +17,6 @@ from tests.console import pages
 from tests.console.accounts import service_key
 from tests.support.server import ServerProcess
 
-pytestmark = pytest.mark.xdist_group("console-edit")
 SECRET_VALUE = "s3cret-value-only-reveal-shows"
 #: Counts the writes the page sends from now on (window.fetch wrapped; the console calls the global).
 COUNT_WRITES = (

@@ -18,7 +18,6 @@ from tests.console.accounts import viewer_key
 from tests.support import pg
 from tests.support.server import ServerProcess, start_server
 
-pytestmark = pytest.mark.xdist_group("console-flows")
 GROUPS = 53  # more than one page of 50
 
 

@@ -16,7 +16,6 @@ from plinth.kinds import KINDS
 from plinth.server.metrics import route_of
 from tests.support.server import ServerProcess, start_server
 
-pytestmark = pytest.mark.xdist_group("console-http")
 CSP = {
     "default-src 'self'",
     "script-src 'self'",

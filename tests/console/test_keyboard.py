@@ -18,7 +18,6 @@ from tests.console import pages
 from tests.console.pages import focused_is, press, tab_to
 from tests.support.server import ServerProcess
 
-pytestmark = pytest.mark.xdist_group("console-keyboard")
 GROUPS = 55  # more than one page of 50
 
 

@@ -26,7 +26,6 @@ from tests.support.server import ServerProcess, free_port, start_server
 from tests.support.tcpproxy import TcpProxy
 from tests.support.watching import WatchReader
 
-pytestmark = pytest.mark.xdist_group("console-live")
 #: Records every URL the console fetches from the moment it is installed (the watch's
 #: ``resourceVersion`` shows in it): the page's own ``fetch``, wrapped, still does the work.
 RECORD_FETCHES = (

@@ -18,7 +18,6 @@ from tests.console import pages
 from tests.support.oidc_issuer import AUDIENCE
 from tests.support.server import ServerProcess
 
-pytestmark = pytest.mark.xdist_group("console-oidc")
 EMAIL = "dana@example.com"
 
 

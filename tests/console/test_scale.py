@@ -28,7 +28,6 @@ from tests.console import pages
 from tests.support.paths import ROOT
 from tests.support.server import ServerProcess, start_server
 
-pytestmark = pytest.mark.xdist_group("console-scale")
 ITEMS = 10_000
 BUILT_IN = ("superusers", "viewers")  # every org's own groups are listed too
 SEED_CONCURRENCY = 16

@@ -14,7 +14,6 @@ import pytest
 from tests.console import pages
 from tests.support.server import ServerProcess
 
-pytestmark = pytest.mark.xdist_group("console-security")
 IMG = "<img src=x onerror=\"window.__pwned='{}'\">"
 SCRIPT = "<script>window.__pwned='{}'</script>"
 #: How many elements markup in the data would have made, and whether any script of it ran.

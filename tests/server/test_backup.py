@@ -15,7 +15,6 @@ import pytest
 
 from tests.support.server import ServerProcess, start_server
 
-pytestmark = pytest.mark.xdist_group("backup")
 WRITERS = 3
 
 

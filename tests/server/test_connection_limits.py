@@ -19,7 +19,6 @@ import pytest
 from tests.support.server import ServerProcess, start_server
 
 TIMEOUT_S = 3.0
-pytestmark = pytest.mark.xdist_group("connection-limits")
 
 
 @pytest.fixture(scope="module")

@@ -19,8 +19,6 @@ from plinth.cli.errors import ExitCode
 from plinth.server.draining import Drain
 from tests.support.server import start_server
 
-pytestmark = pytest.mark.xdist_group("lifecycle")
-
 
 def _serve(data_dir: Path, port: int, *extra: str) -> subprocess.CompletedProcess[str]:
     args = [sys.executable, "-m", "plinth", "serve", "--port", str(port), "--data-dir", str(data_dir), *extra]

@@ -15,7 +15,6 @@ from plinth.server.settings import Settings
 from tests.support.server import ServerProcess, start_server
 
 RATE, BURST = 2, 5
-pytestmark = pytest.mark.xdist_group("rate-limit")
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from tests.support import pg
 from tests.support.restarts import Books, Clients, check_nothing_lost, wait_until
 from tests.support.server import ServerProcess, start_server
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("restarts")]
+pytestmark = pytest.mark.slow
 ITEMS = [f"/org/acme/gvc/item-{i}" for i in range(4)]
 READERS = 2
 #: Acknowledged writes, in all, between two restarts: the service is back before the next one.
