@@ -94,6 +94,6 @@ def test_no_runtime_reports_nothing_ready_and_says_why() -> None:
 
 
 def test_runtimes_are_chosen_by_name() -> None:
-    assert set(RUNTIMES) == {"simulated", "none"}
+    assert set(RUNTIMES) == {"simulated", "none", "containers"}
     with pytest.raises(ValueError, match="unknown runtime 'k8s'"):
         make_runtime("k8s")

@@ -148,10 +148,11 @@ def _announce(settings: Settings, key: str | None, org: str, waiting: bool = Fal
 @click.option(
     "--runtime",
     envvar="PLINTH_RUNTIME",
-    type=click.Choice(["simulated", "none"]),
+    type=click.Choice(["simulated", "none", "containers"]),
     default="simulated",
     show_default=True,
-    help="What runs workloads: simulated (every deployment ready at once) or none (nothing runs)",
+    help="What runs workloads: simulated (every deployment ready at once), none (nothing runs) or "
+    "containers (status and deployments as the runtime controller reports them)",
 )
 @click.option(
     "--base-domain",
