@@ -26,6 +26,7 @@ import pytest
 from plinth.runtime.containers import CliEngine, ContainerInfo
 from plinth.runtime.containers.protocol import ORG, WORKLOAD
 from plinth.runtime.controller import ControlLoop, Informer
+from plinth.runtime.controller.reporter import Reporter
 from plinth.runtime.controller.supervisor import Supervisor
 from plinth.runtime.gateway import Caddy, RouteTable
 from plinth.runtime.gateway.caddy import free_loopback_port
@@ -68,8 +69,15 @@ class LoopThread:
         async def main() -> None:
             informer = Informer(self.server.url, self.server.key, self.server.org, relist_interval_s=RELIST_S)
             supervisor = Supervisor(base_s=0.5, cap_s=1)  # short back-off, so restarts are seen in a test
+            # The server runs --runtime containers: what the loop observes is what the API reports.
+            self.reporter = Reporter(self.server.url, self.server.key, self.server.org)
             self.control = ControlLoop(
-                informer, _engine(), labels={TEST_RUN: self.kit.run_id}, supervisor=supervisor, gateway=self.gateway
+                informer,
+                _engine(),
+                labels={TEST_RUN: self.kit.run_id},
+                supervisor=supervisor,
+                gateway=self.gateway,
+                after_pass=self.reporter,
             )
             self._loop = asyncio.get_running_loop()
             self._task = asyncio.current_task()
@@ -78,6 +86,8 @@ class LoopThread:
                 await self.control.run()
             except asyncio.CancelledError:
                 pass
+            finally:
+                await self.reporter.close()
 
         try:
             asyncio.run(main())
@@ -115,7 +125,8 @@ def server(
 ) -> Iterator[ServerProcess]:
     # An org per store, so the second store's loop never meets the first one's containers.
     org = f"t{test_containers.run_id}{'p' if database else 's'}"
-    proc = start_server(tmp_path_factory.mktemp("loop-server"), database, org=org)
+    args = ("--runtime", "containers")
+    proc = start_server(tmp_path_factory.mktemp("loop-server"), database, org=org, extra_args=args)
     try:
         with proc.client() as api:
             gvc = {"name": GVC, "spec": {"staticPlacement": {"locationLinks": [f"//location/{LOCATION}"]}}}
@@ -243,6 +254,8 @@ def test_a_workload_written_through_the_api_runs_rolls_scales_and_goes(
 def test_the_loop_restarts_a_crashing_replica_and_observes_readiness(
     server: ServerProcess, running: list[LoopThread], test_containers: ContainerKit
 ) -> None:
+    """What the loop observes reaches the API through its reporter: the crash loop's exit code
+    and restarts, a failing readiness probe, then real readiness in the deployment and status."""
     kit, base = test_containers, f"/org/{server.org}/gvc/{GVC}/workload"
     crash = _workload("crash", kit, 1)
     crash["spec"]["containers"][0].update(command="sh", args=["-c", "sleep 1; exit 3"])
@@ -259,12 +272,39 @@ def test_the_loop_restarts_a_crashing_replica_and_observes_readiness(
         for doc in (crash, probed):
             assert api.post(base, json=doc).status_code == 201
         _until(lambda: (o := observed("crash")) and o.restarts >= 2, "two restarts of the crashing replica")
-        assert "exited with code 3" in observed("crash").message
+        # Between its back-offs the replica runs for a second (ready, no message): wait for a crash.
+        _until(lambda: "exited with code 3" in observed("crash").message, "the exit code observed")
+
+        def reported(name: str) -> Any:
+            return api.get(f"{base}/{name}").json()["status"]
+
+        def deployment(name: str) -> Any:
+            return api.get(f"{base}/{name}/deployment/{LOCATION}").json()["status"]
+
+        _until(
+            lambda: reported("crash")["healthCheck"]["message"] == "crash loop: exit code 3",
+            "the crash loop's exit code in the workload's status",
+        )
+        assert reported("crash")["ready"] is False
+        _until(
+            lambda: any(
+                c["restarts"]["count"] >= 2 for v in deployment("crash")["versions"] for c in v["containers"].values()
+            ),
+            "the restarts counted in the deployment",
+        )
         _until(lambda: (o := observed("probed")) and "answered 404" in o.message, "the failing readiness probe seen")
         assert observed("probed").ready == 0
+        _until(lambda: "answered 404" in deployment("probed")["message"], "the failing probe in the deployment")
+        assert reported("probed")["ready"] is False
         probe["httpGet"]["path"] = "/index.html"  # a new template, ready once its probe passes
-        assert api.put(f"{base}/probed", json=probed).status_code == 200
+        put = api.put(f"{base}/probed", json=probed)
+        assert put.status_code == 200
+        version = put.json()["version"]
         _until(lambda: (o := observed("probed")) and o.ready == 1 and o.message == "", "the probed replica ready")
+        _until(lambda: reported("probed")["ready"] is True, "the workload's status ready")
+        shown = deployment("probed")
+        assert shown["ready"] is True and shown["lastProcessedVersion"] == version
+        assert [v["workload"] for v in shown["versions"]] == [version]
         for name in ("crash", "probed"):
             assert api.delete(f"{base}/{name}").status_code in (200, 202, 204)
 
