@@ -189,3 +189,33 @@ def test_the_report_goes_with_its_workload(api: httpx.Client, gvc: str) -> None:
 
 def test_a_report_for_a_missing_org_is_404(api: httpx.Client) -> None:
     assert api.post("/org/nosuchorg/-runtime/observations", json={"workloads": []}).status_code == 404
+
+
+def test_commands_stay_pending_until_the_controller_moves_them(api: httpx.Client, gvc: str) -> None:
+    make_workload(api, gvc, replicas=1)
+    base = f"/org/acme/gvc/{gvc}/workload/web/-command"
+    made = ok(api.post(base, json={"type": "stopReplica", "spec": {"location": "aws-us-east-1"}}), 201)
+    assert made["lifecycleStage"] == "pending"
+    listed = ok(api.get("/org/acme/-runtime/commands"))["items"]
+    assert {"id": made["id"], "gvc": gvc, "workload": "web", "lifecycleStage": "pending"}.items() <= next(
+        c for c in listed if c["id"] == made["id"]
+    ).items()
+    key = service_account_with_key(api, "acme", f"{gvc}-cmd")
+    assert api.get("/org/acme/-runtime/commands", headers={"Authorization": f"Bearer {key}"}).status_code == 403
+
+    def move(stage: str, **status: Any) -> Any:
+        update = {"gvc": gvc, "workload": "web", "id": made["id"], "lifecycleStage": stage, "status": status}
+        return ok(api.post("/org/acme/-runtime/commands", json={"commands": [update]}))
+
+    label = f"{gvc}/web/{made['id']}"
+    assert move("running")["stored"] == [label]
+    assert ok(api.get(f"{base}/{made['id']}"))["lifecycleStage"] == "running"
+    assert move("completed", podId="web-0")["stored"] == [label]
+    assert move("running")["unchanged"] == [label]  # never backwards
+    shown = ok(api.get(f"{base}/{made['id']}"))
+    assert shown["lifecycleStage"] == "completed" and shown["status"]["podId"] == "web-0"
+    assert made["id"] not in {c["id"] for c in ok(api.get("/org/acme/-runtime/commands"))["items"]}
+    refused = api.post("/org/acme/-runtime/commands", json={"commands": [{"gvc": gvc, "lifecycleStage": "done"}]})
+    assert refused.status_code == 400
+    paths = {e["path"] for e in refused.json()["details"]["errors"]}
+    assert {"commands[0].workload", "commands[0].id", "commands[0].lifecycleStage"} <= paths, paths

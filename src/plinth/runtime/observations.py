@@ -19,7 +19,7 @@ what it stores, and the controller, which builds what it posts.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -88,3 +88,25 @@ def observed_location(observed: dict[str, Any] | None, location: str) -> dict[st
         if entry.get("name") == location:
             return dict(entry)
     return {"name": location, "replicas": []}
+
+
+#: A command's lifecycle (types-go pkg/command): where each stage may go next.
+COMMAND_NEXT: dict[str, frozenset[str]] = {
+    "pending": frozenset({"running", "completed", "failed", "cancelled"}),
+    "running": frozenset({"completed", "failed", "cancelled"}),
+}
+
+
+class CommandUpdate(_Closed):
+    """A command's new lifecycle stage, as the controller reports it (``-runtime/commands``)."""
+
+    gvc: str = Field(min_length=1, max_length=MAX_NAME)
+    workload: str = Field(min_length=1, max_length=MAX_NAME)
+    id: str = Field(min_length=1, max_length=MAX_NAME)
+    lifecycleStage: Literal["running", "completed", "failed", "cancelled"]
+    #: Merged into the command's ``status`` (a run's replica name, an error message).
+    status: dict[str, Any] = Field(default_factory=dict, max_length=20)
+
+
+class CommandBatch(_Closed):
+    commands: list[CommandUpdate] = Field(max_length=MAX_WORKLOADS)

@@ -12,6 +12,7 @@ Every wait is bounded by a deadline; nothing asserts on timing.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import threading
@@ -26,6 +27,7 @@ import pytest
 from plinth.runtime.containers import CliEngine, ContainerInfo
 from plinth.runtime.containers.protocol import ORG, WORKLOAD
 from plinth.runtime.controller import ControlLoop, Informer
+from plinth.runtime.controller.commands import CommandRunner
 from plinth.runtime.controller.reporter import Reporter
 from plinth.runtime.controller.supervisor import Supervisor
 from plinth.runtime.gateway import Caddy, RouteTable
@@ -82,11 +84,23 @@ class LoopThread:
             self._loop = asyncio.get_running_loop()
             self._task = asyncio.current_task()
             self._started.set()
+            # Commands are taken beside the loop, their runs named for the reporter.
+            commands = CommandRunner(
+                self.server.url,
+                self.server.key,
+                self.server.org,
+                interval_s=0.5,
+                execution_names=self.reporter.execution_names,
+            )
+            taking = asyncio.create_task(commands.run(self.control))
             try:
                 await self.control.run()
             except asyncio.CancelledError:
                 pass
             finally:
+                taking.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await taking
                 await self.reporter.close()
 
         try:
@@ -359,6 +373,53 @@ def test_the_loop_runs_a_cron_workload_on_its_schedule(
         assert all(r.exit_code == 0 and r.location == LOCATION for r in finished())
         assert api.delete(f"{base}/tick").status_code in (200, 202, 204)
         _until(lambda: not _containers(run_async, server, kit, "tick"), "the job's containers removed")
+
+
+def test_commands_move_through_their_lifecycle_as_they_really_run(
+    server: ServerProcess, running: list[LoopThread], test_containers: ContainerKit, run_async: RunAsync
+) -> None:
+    """runCronWorkload runs the job now (with its overrides) and completes or fails with it, shown
+    as ``command-{id}`` in jobExecutions; stopReplica replaces the replica and completes."""
+    kit, base = test_containers, f"/org/{server.org}/gvc/{GVC}/workload"
+    job = _workload("ondemand", kit, 1)
+    job["spec"] = {
+        "type": "cron",
+        "containers": [{"name": "main", "image": kit.image, "command": "sh", "args": ["-c", "exit 0"]}],
+        "job": {"schedule": "0 0 1 1 *"},  # never within the test: only commands run it
+    }
+    with server.client() as api:
+        assert api.post(base, json=job).status_code == 201
+        assert api.post(base, json=_workload("stoppable", kit, 1)).status_code == 201
+        [before] = _settled(run_async, server, kit, "stoppable", 1)
+
+        def command(name: str, body: dict[str, Any]) -> str:
+            made = api.post(f"{base}/{name}/-command", json=body)
+            assert made.status_code == 201, made.text
+            assert made.json()["lifecycleStage"] == "pending"
+            return str(made.json()["id"])
+
+        def stage(name: str, command_id: str) -> str:
+            return str(api.get(f"{base}/{name}/-command/{command_id}").json()["lifecycleStage"])
+
+        def executions() -> dict[str, str]:
+            shown = api.get(f"{base}/ondemand/deployment/{LOCATION}").json()["status"]
+            return {e["name"]: e["status"] for e in shown.get("jobExecutions") or []}
+
+        run = {"type": "runCronWorkload", "spec": {"location": LOCATION}}
+        ok = command("ondemand", run)
+        _until(lambda: stage("ondemand", ok) in ("completed", "failed"), "the on-demand run ended")
+        assert stage("ondemand", ok) == "completed"
+        _until(lambda: executions().get(f"command-{ok}") == "successful", "the run in jobExecutions")
+        override = {"name": "main", "command": "sh", "args": ["-c", "exit 4"]}
+        bad = command("ondemand", {**run, "spec": {"location": LOCATION, "containerOverrides": [override]}})
+        _until(lambda: stage("ondemand", bad) == "failed", "the failing run's command failed")
+        assert "4" in str(api.get(f"{base}/ondemand/-command/{bad}").json()["status"])
+
+        stop = command("stoppable", {"type": "stopReplica", "spec": {"location": LOCATION, "replica": "stoppable-0"}})
+        _until(lambda: stage("stoppable", stop) == "completed", "the stopReplica command completed")
+        _until(lambda: _settled(run_async, server, kit, "stoppable", 1) != {before}, "the replica replaced")
+        for name in ("ondemand", "stoppable"):
+            assert api.delete(f"{base}/{name}").status_code in (200, 202, 204)
 
 
 def test_a_new_loop_adopts_what_the_last_one_started(

@@ -1,6 +1,7 @@
 """The runtime controller: what should run (``plan``), making the engine match it
 (``reconcile``) through the driver seam of ``runtime.containers``, the API's view kept by
-list and watch (``informer``) and the loop that ties them (``loop``). Not yet wired into
+list and watch (``informer``), the loop that ties them (``loop``), what it observed posted to
+the API (``reporter``) and the commands it takes (``commands``). Not yet wired into
 ``plinth serve`` (docs/runtime.md, "Containers and the gateway")."""
 
 from __future__ import annotations

@@ -17,6 +17,8 @@ is fine: there is nothing left to report to.
   for the templates it saw planned, so an old replica still running during a rollout keeps
   its version. A restarted controller has forgotten it: the server keeps what was reported
   before for the templates still running (docs/runtime.md).
+- **Cron runs** (``loop.cron.executions()``) are each location's ``jobExecutions``, newest
+  first; an on-demand run (``commands.py``) is named ``command-{id}``.
 - **Messages**: the workload's plan error (a secret, a bad quantity: held), else the pass's
   engine error for it (an image that cannot be pulled), else ``crash loop: exit code N`` when
   a replica keeps ending, else ``no location`` when its GVC is placed nowhere.
@@ -27,12 +29,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from plinth.runtime.containers.protocol import GVC, LOCATION, WORKLOAD, ReplicaSpec
 from plinth.runtime.controller.informer import gvc_locations
+from plinth.runtime.controller.jobs import JobRun
 from plinth.runtime.controller.plan import CONTAINER, REPLICA
 from plinth.runtime.controller.reconcile import ReconcileReport, engine_name
 from plinth.runtime.observations import MAX_TEXT, MAX_WORKLOADS
@@ -66,6 +70,8 @@ class Reporter:
         self._versions: dict[str, int] = {}
         self._planned: dict[str, int] = {}
         self._images: dict[str, str] = {}
+        #: Job run name -> execution name (``command-{id}`` for on-demand runs: ``commands.py``).
+        self.execution_names: dict[str, str] = {}
 
     async def __call__(
         self, loop: ControlLoop, specs: Sequence[ReplicaSpec], held: Mapping[Any, str], report: ReconcileReport
@@ -99,6 +105,7 @@ class Reporter:
         """One observation per workload of the cache, by ``gvc/name``."""
         planned = self._plan(loop, specs)
         observed = loop.supervisor.observed()
+        executions = loop.cron.executions()
         out: dict[str, Doc] = {}
         for (gvc_name, name), workload in sorted(loop.informer.workloads.items()):
             key = f"{gvc_name}/{name}"
@@ -109,6 +116,13 @@ class Reporter:
             entries = observed.get(full)
             replicas = entries.replicas if entries is not None else []
             locations = _locations(replicas, planned.get(key, set()), self._images)
+            version = int(workload.get("version", 0))
+            for run in executions.get(full, []):
+                entry = next((loc for loc in locations if loc["name"] == run.location), None)
+                if entry is None:
+                    entry = {"name": run.location, "replicas": []}
+                    locations.append(entry)
+                entry.setdefault("jobExecutions", []).insert(0, self._execution(run, version))
             templates = {r["template"] for loc in locations for r in loc["replicas"]}
             message = held.get((self.org, gvc_name, name)) or report.errors.get(full) or _crash(locations)
             if not message and gvc and not gvc_locations(gvc):
@@ -122,6 +136,34 @@ class Reporter:
                 "locations": locations,
             }
         return out
+
+    def _execution(self, run: JobRun, version: int) -> Doc:
+        """A cron run as a job execution (types-ts cronjob.ts); an on-demand run is named
+        ``command-{id}`` (``execution_names``, filled by the command runner)."""
+        doc: Doc = {
+            "name": self.execution_names.get(run.name, run.name),
+            "workloadVersion": version,
+            "status": EXECUTION_STATUS.get(run.status, "failed"),
+            "startTime": _iso(run.started),
+            "conditions": [],
+            "replica": run.name,
+            "containers": {},
+        }
+        if run.ended is not None:
+            doc["completionTime"] = _iso(run.ended)
+            kind = "Complete" if run.status == "succeeded" else "Failed"
+            when = _iso(run.ended)
+            doc["conditions"] = [
+                {
+                    "type": kind,
+                    "status": "True",
+                    "lastDetectionTime": when,
+                    "lastTransitionTime": when,
+                    "message": run.message[:MAX_TEXT],
+                    "reason": "",
+                }
+            ]
+        return doc
 
     def _plan(self, loop: ControlLoop, specs: Sequence[ReplicaSpec]) -> dict[str, set[str]]:
         """Remember the version and images of each planned replica template; the planned
@@ -140,6 +182,14 @@ class Reporter:
             self._versions[_template(containers)] = int(workload.get("version", 0))
             digests.setdefault(f"{gvc_name}/{name}", set()).update(d for _, d in containers)
         return digests
+
+
+#: A run's status (``jobs.JobRun``) as a job execution's (types-ts cronjob.ts).
+EXECUTION_STATUS = {"active": "active", "succeeded": "successful", "failed": "failed", "replaced": "removed"}
+
+
+def _iso(when: datetime) -> str:
+    return when.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _template(containers: list[tuple[str, str]]) -> str:
