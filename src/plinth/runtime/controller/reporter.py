@@ -124,7 +124,8 @@ class Reporter:
                     locations.append(entry)
                 entry.setdefault("jobExecutions", []).insert(0, self._execution(run, version))
             templates = {r["template"] for loc in locations for r in loc["replicas"]}
-            message = held.get((self.org, gvc_name, name)) or report.errors.get(full) or _crash(locations)
+            message = held.get((self.org, gvc_name, name)) or explained(report.errors.get(full, ""))
+            message = message or _crash(locations)
             if not message and gvc and not gvc_locations(gvc):
                 message = "no location: the GVC is placed nowhere"
             out[key] = {
@@ -226,6 +227,14 @@ def _locations(replicas: Sequence[Any], planned: set[str], images: Mapping[str, 
             }
         )
     return [{"name": location, "replicas": found} for location, found in sorted(by_location.items())]
+
+
+def explained(error: str) -> str:
+    """An engine error of the pass as the workload's message: a failed pull (the driver's
+    ``pulling IMAGE: reason``) says the image is missing."""
+    if error.startswith("pulling "):
+        return "image missing: " + error.removeprefix("pulling ")
+    return error
 
 
 def _stable(message: str) -> str:
