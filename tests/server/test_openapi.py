@@ -114,6 +114,11 @@ def walk_refs(node: Any) -> Iterator[str]:
             yield from walk_refs(value)
 
 
+#: The runtime controller's paths (``server/runtime_reports.py``): served for no kind.
+RUNTIME_REPORTS = "/org/{org}/-runtime/observations"
+RUNTIME_COMMANDS = "/org/{org}/-runtime/commands"
+
+
 def operations(doc: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
     for path, item in doc["paths"].items():
         for method in METHODS:
@@ -337,6 +342,8 @@ def _check_responses(doc: dict[str, Any], kinds: Mapping[str, KindSpec]) -> None
         if method in ("put", "patch") or (method == "post" and "/-" not in path):
             assert any(p == {"$ref": "#/components/parameters/DryRun"} for p in op["parameters"])
             assert op["requestBody"]["required"] is True
+        elif path in (RUNTIME_REPORTS, RUNTIME_COMMANDS):  # Plinth's own extension, no kind's action
+            assert method == "get" or op["requestBody"]["required"] is True, path
         elif method == "post" and "-query" not in path:  # an action: no dryRun, and the body it declares
             assert "parameters" not in op
             if _declared_action(op, kinds).body is None:
@@ -586,6 +593,12 @@ async def _exercise(doc: dict[str, Any], data_dir: Path) -> set[tuple[str, str]]
             for kind in reversed(kinds):
                 await _delete_kind(doc, check, kind, gvc_name)
             await _probe_unserved(doc, check, gvc_name)
+            report = {"workloads": [{"gvc": gvc_name, "name": "nosuch", "locations": []}]}
+            await check.call(RUNTIME_REPORTS, "post", {"org": ORG}, body=report, expect=200)
+            await check.call(RUNTIME_REPORTS, "post", {"org": ORG}, body={"workloads": [{}]}, expect=400)
+            await check.call(RUNTIME_COMMANDS, "get", {"org": ORG}, expect=200)
+            update = {"gvc": gvc_name, "workload": "nosuch", "id": "x", "lifecycleStage": "running"}
+            await check.call(RUNTIME_COMMANDS, "post", {"org": ORG}, body={"commands": [update]}, expect=200)
             anonymous = await client.get(f"/org/{ORG}/gvc", headers={"authorization": ""})
             assert anonymous.status_code == 401 and anonymous.json()["code"] == "unauthorized"
             return check.seen

@@ -10,7 +10,8 @@ compare-and-swap loop (``engine/commits.py``); then settles what depended on the
 - an item that items of a kind listing its kind in ``protects`` link to is not deleted: 409
   naming them (a volume set a workload mounts); nor changed as its kind's ``protected_change``
   says they would not survive (a location a GVC is placed in, disabled);
-- the records stored under the item (``owned_records``: a workload's commands) go with it.
+- the records stored under the item (``owned_records``: a workload's commands) go with it,
+  and so does what a runtime controller reported of it (``observed_records.py``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from plinth.engine.access import Access, require, stamp_of
 from plinth.engine.address import Address
 from plinth.engine.commits import Commit, until_committed
 from plinth.engine.core import EngineCore
+from plinth.engine.dependencies import runtime
+from plinth.engine.observed_records import read_observed
 from plinth.engine.references import GUARD_NAMES, check_references, child_names, refresh_dependants
 from plinth.engine.render import event_doc
 from plinth.errors import Conflict, not_found
@@ -68,6 +71,10 @@ async def delete(core: EngineCore, t: Address, access: Access, dry_run: bool = F
             sealed_record = await core.read_key(sealed.sealed_key(t.key), t, fresh=True)
             if sealed_record is not None:
                 ops.append(Delete(sealed_record.key, sealed_record.version, watched=False))
+        if runtime(t.kind) is not None:  # what a runtime controller reported of it goes too
+            observed, _ = await read_observed(core.storage, t.key, fresh=True)
+            if observed is not None:
+                ops.append(Delete(observed.key, observed.version, watched=False))
         ops += forgotten
         ops += await owned_deletes(core.storage, t.kind, t.org, t.gvc, t.name)
         if t.kind.access.affects_access or forgotten:

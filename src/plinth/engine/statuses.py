@@ -10,7 +10,8 @@ one list, ``Status.depends_on`` (``kinds/base.py``), read through ``dependencies
   it), as ``ctx.referrers``; a write or delete of such an item refreshes the status of what it
   links to, and of what it linked to before (:meth:`StatusInputs.refresh_referenced`);
 - ``ReadsRuntime``: what the runtime reports, as ``ctx.reported``; the runtime is told why
-  the item cannot run yet (its ``blockers``, which may read ``ctx.grants``);
+  the item cannot run yet (its ``blockers``, which may read ``ctx.grants``), and, for a
+  runtime that ``observes``, what its controller last reported (``observed_records.py``);
 - what the engine's extensions provide (``extensions.py``'s ``status_inputs``): for
   ``AsksGrants``, what the org's policies answer, as ``ctx.grants`` (``grants.py``; a policy
   write refreshes the statuses that may have asked); for ``ReadsPlacements``, where the GVCs
@@ -31,6 +32,7 @@ import orjson
 from plinth.engine.address import Address
 from plinth.engine.dependencies import dependants_of, linkers, runtime
 from plinth.engine.extensions import Extensions
+from plinth.engine.observed_records import read_observed
 from plinth.engine.placement import holds_query
 from plinth.engine.references import check_references, refresh_dependants
 from plinth.kinds.base import Item, KindContext, KindSpec
@@ -45,6 +47,8 @@ from plinth.storage.scan import pages
 SETTLE_ROUNDS = 10
 #: Items read per page when looking for the ones whose query may select a changed item.
 SELECTORS_PAGE = 200
+#: ``observed`` not given: read the stored observation (when the runtime observes).
+STORED: Any = object()
 
 
 @dataclass
@@ -66,7 +70,17 @@ class StatusInputs:
         ctx = await self.extensions.status_inputs(kind, item, replace(ctx, resolved=resolved))
         reads = runtime(kind)
         blocked = tuple(reads.blockers(item, ctx)) if reads is not None else ()
-        return Placement(item, gvc, href, gvc_locations(gvc, ctx.placements, org), self.base_domain, blocked)
+        observed = await self._observed(kind, org, gvc.get("name"), item)
+        locations = gvc_locations(gvc, ctx.placements, org)
+        return Placement(item, gvc, href, locations, self.base_domain, blocked, observed)
+
+    async def _observed(self, kind: KindSpec, org: str, gvc: str | None, item: Item) -> Any:
+        """What the runtime's controller last reported of the item (``None``: nothing, or the
+        runtime does not observe)."""
+        if not self.runtime.observes or not item.get("name"):
+            return None
+        _, doc = await read_observed(self.storage, Address(kind, org, gvc, item["name"]).key, fresh=True)
+        return doc
 
     async def context(
         self,
@@ -75,11 +89,13 @@ class StatusInputs:
         item: Item,
         href: str,
         pending: Mapping[str, bool] | None = None,
+        observed: Any = STORED,
     ) -> KindContext:
         """``ctx`` with ``referrers`` and ``reported`` filled as ``kind`` declares.
 
         ``pending`` holds referrers whose write is in progress in this transaction: whether
-        each links to the item once it commits (the store still holds the state before)."""
+        each links to the item once it commits (the store still holds the state before);
+        ``observed``, an observation being stored in this transaction (``observations.py``)."""
         referrers: tuple[str, ...] = ()
         referring = linkers(kind)
         if referring:
@@ -94,7 +110,9 @@ class StatusInputs:
         if reads is not None and ctx.parent is not None:
             locations = gvc_locations(ctx.parent, ctx.placements, ctx.org)
             blocked = tuple(reads.blockers(item, ctx))
-            placement = Placement(item, ctx.parent, href, locations, self.base_domain, blocked)
+            if observed is STORED:
+                observed = await self._observed(kind, ctx.org, ctx.parent.get("name"), item)
+            placement = Placement(item, ctx.parent, href, locations, self.base_domain, blocked, observed)
             summary = self.runtime.summary(placement)
             reported = {"ready": summary.ready, "replicas": summary.replicas, "message": summary.message}
         return replace(ctx, referrers=referrers, reported=reported, base_domain=self.base_domain)
@@ -189,10 +207,17 @@ class StatusInputs:
         return await self._recomputed(kind, org, key, target, now, pending)
 
     async def _recomputed(
-        self, kind: KindSpec, org: str, key: Key, href: str, now: str, pending: Mapping[str, bool] | None
+        self,
+        kind: KindSpec,
+        org: str,
+        key: Key,
+        href: str,
+        now: str,
+        pending: Mapping[str, bool] | None,
+        observed: Any = STORED,
     ) -> Put | None:
         """The status-only rewrite of the stored item at ``key``, or ``None`` when its stored
-        status is what it should be now (or it is gone)."""
+        status is what it should be now (or it is gone); ``observed`` as in :meth:`context`."""
         record = await self.storage.get(key, fresh=True)
         if record is None:
             return None
@@ -200,12 +225,19 @@ class StatusInputs:
         parent = await self._parent(kind, org, item)
         _, resolved, hrefs = await check_references(self.storage, self.kinds, org, kind.rules.references(item, org), {})
         base = KindContext(org=org, now=now, gvc=item.get("gvc"), parent=parent, resolved=resolved, id=item["id"])
-        ctx = await self.context(kind, base, item, href, pending)
+        ctx = await self.context(kind, base, item, href, pending, observed)
         status = kind.status.compute(item, ctx)
         if status == item.get("status"):
             return None
         item["status"] = status
         return Put(replace(record, doc=orjson.dumps(item)), record.version, tuple(hrefs))
+
+    async def recomputed_with(
+        self, kind: KindSpec, org: str, key: Key, href: str, now: str, observed: Any
+    ) -> Put | None:
+        """The status-only rewrite of the stored item at ``key`` given the runtime observation
+        ``observed``, which the same transaction stores (``observations.py``)."""
+        return await self._recomputed(kind, org, key, href, now, None, observed)
 
     async def settle_own(self, kind: KindSpec, org: str, key: Key, href: str, item: Item, now: str) -> None:
         """After a committed write of ``item``: compute its status again from what is stored now

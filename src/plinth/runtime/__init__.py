@@ -3,20 +3,21 @@
 Plinth itself runs no containers. Whatever deployments, replicas, readiness and cron
 executions report comes from a :class:`~plinth.runtime.base.Runtime`; the engine calls it, and
 kinds never import it (the engine hands them what it reports). ``simulated`` is the default;
-``none`` says that nothing runs. A driver for a real cluster is one more module here.
+``none`` says that nothing runs; ``containers`` reports what a runtime controller observed
+(``observed.py``). A driver for a real cluster is one more module here.
 """
 
 from __future__ import annotations
 
-from plinth.runtime.awaiting import AwaitingController
 from plinth.runtime.base import Runtime
 from plinth.runtime.none import NoRuntime
+from plinth.runtime.observed import ContainersRuntime
 from plinth.runtime.simulated import SimulatedRuntime
 
 RUNTIMES: dict[str, type[Runtime]] = {
     "simulated": SimulatedRuntime,
     "none": NoRuntime,
-    "containers": AwaitingController,
+    "containers": ContainersRuntime,
 }
 
 

@@ -38,6 +38,10 @@ class Placement:
     #: exist, or its identity may not reveal it): a runtime reports it not ready, with these as
     #: its message, until the engine places it with none.
     blocked: tuple[str, ...] = ()
+    #: What the runtime controller last reported of the workload (the stored observation,
+    #: ``runtime/observations.py``), for a runtime whose ``observes`` is true; ``None`` before
+    #: any report, and always for the others (the engine does not read it for them).
+    observed: Doc | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +67,9 @@ class Runtime(Protocol):
     call from every worker process; answers are computed for each call."""
 
     name: str
+    #: Whether answers come from what a controller reported (``POST /org/{org}/-runtime/
+    #: observations``): the engine then reads the stored observation into ``Placement.observed``.
+    observes: bool
 
     def summary(self, placement: Placement) -> WorkloadSummary:
         """The workload's runtime state for its ``status`` (called on every write)."""

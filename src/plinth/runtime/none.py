@@ -18,6 +18,7 @@ MESSAGE = "No runtime is attached to this Plinth server (--runtime none): nothin
 
 class NoRuntime:
     name = "none"
+    observes = False
 
     def summary(self, placement: Placement) -> WorkloadSummary:
         return WorkloadSummary(ready=False, replicas=0, message=MESSAGE)

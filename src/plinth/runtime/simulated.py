@@ -29,6 +29,7 @@ from plinth.runtime.deployments import container_statuses, deployment_doc, repli
 
 class SimulatedRuntime:
     name = "simulated"
+    observes = False
 
     def summary(self, placement: Placement) -> WorkloadSummary:
         replicas = sum(replicas_at(placement.workload, location) for location in placement.locations)

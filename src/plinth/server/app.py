@@ -42,7 +42,7 @@ from plinth.metrics import flush as flush_metrics
 from plinth.runtime import make_runtime
 from plinth.sealing import Sealer
 from plinth.server import bootstrap as first_start
-from plinth.server import console, exporters, metrics, protocol, system, watch_stream
+from plinth.server import console, exporters, metrics, protocol, runtime_reports, system, watch_stream
 from plinth.server.accesslog import AccessLog
 from plinth.server.draining import Drain
 from plinth.server.errors import render_error
@@ -358,6 +358,9 @@ class PlinthApp:
         if req.method in WITH_BODY:
             raw = await read_body(scope, receive, req, self.settings.max_body_bytes, self.settings.request_timeout)
             body = decode_json(req, raw)
+        report_org = runtime_reports.org_of(path)
+        if report_org is not None:
+            return await runtime_reports.serve(self.services, req, report_org, body, who)
         if self.hub is not None and watch_stream.requested(req, info):
             connection = scope.get("extensions", {}).get(protocol.CONNECTION_EXTENSION)
             return await watch_stream.open_stream(

@@ -18,6 +18,7 @@ import orjson
 
 import plinth
 from plinth.kinds.base import KindSpec
+from plinth.server import runtime_reports
 from plinth.server._openapi_paths import KindPaths, error_responses, headers, parameters, system_paths
 from plinth.server._openapi_schemas import KindSchemas, error_codes
 
@@ -62,7 +63,7 @@ def build_document(kinds: Mapping[str, KindSpec]) -> dict[str, Any]:
     """The document as a dict; raises ``ValueError`` if two schemas would share a name."""
     codes = error_codes()
     statuses = frozenset(codes)
-    paths = system_paths()
+    paths = system_paths() | runtime_reports.openapi_paths()
     schemas = KindSchemas(kinds)
     for kind in kinds.values():
         for path, item in KindPaths(kind, statuses, schemas).paths().items():
@@ -77,7 +78,8 @@ def build_document(kinds: Mapping[str, KindSpec]) -> dict[str, Any]:
             {"name": k.presentation.title, "description": f"The {k.name} kind ({k.scope} scope)"}
             for k in kinds.values()
         ]
-        + [{"name": "system", "description": "Open endpoints: no credentials needed"}],
+        + [{"name": "system", "description": "Open endpoints: no credentials needed"}]
+        + [{"name": "runtime", "description": "Plinth's extension: what the runtime controller reports"}],
         "paths": paths,
         "components": {
             "securitySchemes": {

@@ -57,7 +57,7 @@ class Settings:
     rate_limit: float = RATE_LIMIT
     #: How many requests a principal may make at once before the rate applies.
     rate_burst: int = RATE_BURST
-    #: What runs workloads (``plinth.runtime``): ``simulated`` or ``none``.
+    #: What runs workloads (``plinth.runtime``): ``simulated``, ``none`` or ``containers``.
     runtime: str = "simulated"
     #: The public base domain of generated host names (workload endpoints, domain DNS targets).
     base_domain: str = DEFAULT_BASE_DOMAIN

@@ -12,6 +12,7 @@ Every wait is bounded by a deadline; nothing asserts on timing.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import threading
@@ -26,6 +27,8 @@ import pytest
 from plinth.runtime.containers import CliEngine, ContainerInfo
 from plinth.runtime.containers.protocol import ORG, WORKLOAD
 from plinth.runtime.controller import ControlLoop, Informer
+from plinth.runtime.controller.commands import CommandRunner
+from plinth.runtime.controller.reporter import Reporter
 from plinth.runtime.controller.supervisor import Supervisor
 from plinth.runtime.gateway import Caddy, RouteTable
 from plinth.runtime.gateway.caddy import free_loopback_port
@@ -68,16 +71,37 @@ class LoopThread:
         async def main() -> None:
             informer = Informer(self.server.url, self.server.key, self.server.org, relist_interval_s=RELIST_S)
             supervisor = Supervisor(base_s=0.5, cap_s=1)  # short back-off, so restarts are seen in a test
+            # The server runs --runtime containers: what the loop observes is what the API reports.
+            self.reporter = Reporter(self.server.url, self.server.key, self.server.org)
             self.control = ControlLoop(
-                informer, _engine(), labels={TEST_RUN: self.kit.run_id}, supervisor=supervisor, gateway=self.gateway
+                informer,
+                _engine(),
+                labels={TEST_RUN: self.kit.run_id},
+                supervisor=supervisor,
+                gateway=self.gateway,
+                after_pass=self.reporter,
             )
             self._loop = asyncio.get_running_loop()
             self._task = asyncio.current_task()
             self._started.set()
+            # Commands are taken beside the loop, their runs named for the reporter.
+            commands = CommandRunner(
+                self.server.url,
+                self.server.key,
+                self.server.org,
+                interval_s=0.5,
+                execution_names=self.reporter.execution_names,
+            )
+            taking = asyncio.create_task(commands.run(self.control))
             try:
                 await self.control.run()
             except asyncio.CancelledError:
                 pass
+            finally:
+                taking.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await taking
+                await self.reporter.close()
 
         try:
             asyncio.run(main())
@@ -115,7 +139,8 @@ def server(
 ) -> Iterator[ServerProcess]:
     # An org per store, so the second store's loop never meets the first one's containers.
     org = f"t{test_containers.run_id}{'p' if database else 's'}"
-    proc = start_server(tmp_path_factory.mktemp("loop-server"), database, org=org)
+    args = ("--runtime", "containers")
+    proc = start_server(tmp_path_factory.mktemp("loop-server"), database, org=org, extra_args=args)
     try:
         with proc.client() as api:
             gvc = {"name": GVC, "spec": {"staticPlacement": {"locationLinks": [f"//location/{LOCATION}"]}}}
@@ -243,6 +268,8 @@ def test_a_workload_written_through_the_api_runs_rolls_scales_and_goes(
 def test_the_loop_restarts_a_crashing_replica_and_observes_readiness(
     server: ServerProcess, running: list[LoopThread], test_containers: ContainerKit
 ) -> None:
+    """What the loop observes reaches the API through its reporter: the crash loop's exit code
+    and restarts, a failing readiness probe, then real readiness in the deployment and status."""
     kit, base = test_containers, f"/org/{server.org}/gvc/{GVC}/workload"
     crash = _workload("crash", kit, 1)
     crash["spec"]["containers"][0].update(command="sh", args=["-c", "sleep 1; exit 3"])
@@ -259,12 +286,39 @@ def test_the_loop_restarts_a_crashing_replica_and_observes_readiness(
         for doc in (crash, probed):
             assert api.post(base, json=doc).status_code == 201
         _until(lambda: (o := observed("crash")) and o.restarts >= 2, "two restarts of the crashing replica")
-        assert "exited with code 3" in observed("crash").message
+        # Between its back-offs the replica runs for a second (ready, no message): wait for a crash.
+        _until(lambda: "exited with code 3" in observed("crash").message, "the exit code observed")
+
+        def reported(name: str) -> Any:
+            return api.get(f"{base}/{name}").json()["status"]
+
+        def deployment(name: str) -> Any:
+            return api.get(f"{base}/{name}/deployment/{LOCATION}").json()["status"]
+
+        _until(
+            lambda: reported("crash")["healthCheck"]["message"] == "crash loop: exit code 3",
+            "the crash loop's exit code in the workload's status",
+        )
+        assert reported("crash")["ready"] is False
+        _until(
+            lambda: any(
+                c["restarts"]["count"] >= 2 for v in deployment("crash")["versions"] for c in v["containers"].values()
+            ),
+            "the restarts counted in the deployment",
+        )
         _until(lambda: (o := observed("probed")) and "answered 404" in o.message, "the failing readiness probe seen")
         assert observed("probed").ready == 0
+        _until(lambda: "answered 404" in deployment("probed")["message"], "the failing probe in the deployment")
+        assert reported("probed")["ready"] is False
         probe["httpGet"]["path"] = "/index.html"  # a new template, ready once its probe passes
-        assert api.put(f"{base}/probed", json=probed).status_code == 200
+        put = api.put(f"{base}/probed", json=probed)
+        assert put.status_code == 200
+        version = put.json()["version"]
         _until(lambda: (o := observed("probed")) and o.ready == 1 and o.message == "", "the probed replica ready")
+        _until(lambda: reported("probed")["ready"] is True, "the workload's status ready")
+        shown = deployment("probed")
+        assert shown["ready"] is True and shown["lastProcessedVersion"] == version
+        assert [v["workload"] for v in shown["versions"]] == [version]
         for name in ("crash", "probed"):
             assert api.delete(f"{base}/{name}").status_code in (200, 202, 204)
 
@@ -319,6 +373,53 @@ def test_the_loop_runs_a_cron_workload_on_its_schedule(
         assert all(r.exit_code == 0 and r.location == LOCATION for r in finished())
         assert api.delete(f"{base}/tick").status_code in (200, 202, 204)
         _until(lambda: not _containers(run_async, server, kit, "tick"), "the job's containers removed")
+
+
+def test_commands_move_through_their_lifecycle_as_they_really_run(
+    server: ServerProcess, running: list[LoopThread], test_containers: ContainerKit, run_async: RunAsync
+) -> None:
+    """runCronWorkload runs the job now (with its overrides) and completes or fails with it, shown
+    as ``command-{id}`` in jobExecutions; stopReplica replaces the replica and completes."""
+    kit, base = test_containers, f"/org/{server.org}/gvc/{GVC}/workload"
+    job = _workload("ondemand", kit, 1)
+    job["spec"] = {
+        "type": "cron",
+        "containers": [{"name": "main", "image": kit.image, "command": "sh", "args": ["-c", "exit 0"]}],
+        "job": {"schedule": "0 0 1 1 *"},  # never within the test: only commands run it
+    }
+    with server.client() as api:
+        assert api.post(base, json=job).status_code == 201
+        assert api.post(base, json=_workload("stoppable", kit, 1)).status_code == 201
+        [before] = _settled(run_async, server, kit, "stoppable", 1)
+
+        def command(name: str, body: dict[str, Any]) -> str:
+            made = api.post(f"{base}/{name}/-command", json=body)
+            assert made.status_code == 201, made.text
+            assert made.json()["lifecycleStage"] == "pending"
+            return str(made.json()["id"])
+
+        def stage(name: str, command_id: str) -> str:
+            return str(api.get(f"{base}/{name}/-command/{command_id}").json()["lifecycleStage"])
+
+        def executions() -> dict[str, str]:
+            shown = api.get(f"{base}/ondemand/deployment/{LOCATION}").json()["status"]
+            return {e["name"]: e["status"] for e in shown.get("jobExecutions") or []}
+
+        run = {"type": "runCronWorkload", "spec": {"location": LOCATION}}
+        ok = command("ondemand", run)
+        _until(lambda: stage("ondemand", ok) in ("completed", "failed"), "the on-demand run ended")
+        assert stage("ondemand", ok) == "completed"
+        _until(lambda: executions().get(f"command-{ok}") == "successful", "the run in jobExecutions")
+        override = {"name": "main", "command": "sh", "args": ["-c", "exit 4"]}
+        bad = command("ondemand", {**run, "spec": {"location": LOCATION, "containerOverrides": [override]}})
+        _until(lambda: stage("ondemand", bad) == "failed", "the failing run's command failed")
+        assert "4" in str(api.get(f"{base}/ondemand/-command/{bad}").json()["status"])
+
+        stop = command("stoppable", {"type": "stopReplica", "spec": {"location": LOCATION, "replica": "stoppable-0"}})
+        _until(lambda: stage("stoppable", stop) == "completed", "the stopReplica command completed")
+        _until(lambda: _settled(run_async, server, kit, "stoppable", 1) != {before}, "the replica replaced")
+        for name in ("ondemand", "stoppable"):
+            assert api.delete(f"{base}/{name}").status_code in (200, 202, 204)
 
 
 def test_a_new_loop_adopts_what_the_last_one_started(

@@ -1,8 +1,9 @@
 """The runtime controller: what should run (``plan``), making the engine match it
 (``reconcile``) through the driver seam of ``runtime.containers``, the API's view kept by
-list and watch (``informer``), the loop that ties them (``loop``), one loop per org
-(``fleet``) and the process ``plinth serve --runtime containers`` starts (``__main__``;
-docs/runtime.md, "The controller process")"""
+list and watch (``informer``), the loop that ties them (``loop``), what it observed posted to
+the API (``reporter``), the commands it takes (``commands``), one loop per org (``fleet``) and
+the process ``plinth serve --runtime containers`` starts (``__main__``; docs/runtime.md, "The
+controller process")."""
 
 from __future__ import annotations
 

@@ -29,8 +29,10 @@ from typing import Any
 import httpx
 
 from plinth.runtime.containers.protocol import ORG, ContainerEngine
+from plinth.runtime.controller.commands import CommandRunner
 from plinth.runtime.controller.informer import READ_TIMEOUT_S, RELIST_INTERVAL_S, Informer, _Stream
 from plinth.runtime.controller.loop import ControlLoop
+from plinth.runtime.controller.reporter import Reporter
 from plinth.runtime.gateway.domains import DEFAULT_BASE_DOMAIN
 from plinth.runtime.gateway.routes import RouteTable
 
@@ -79,7 +81,37 @@ class Fleet:
         self._changed = asyncio.Event()
 
     def _default_loop(self, informer: Informer, gateway: Gateway | None) -> ControlLoop:
-        return ControlLoop(informer, self.driver, labels=self.labels, gateway=gateway, base_domain=self.base_domain)
+        reporter = Reporter(self.base_url, self.token, informer.org, verify=self.verify)
+        return ControlLoop(
+            informer,
+            self.driver,
+            labels=self.labels,
+            gateway=gateway,
+            base_domain=self.base_domain,
+            after_pass=reporter,
+        )
+
+    async def _run_org(self, loop: ControlLoop) -> None:
+        """An org's loop, and beside it the runner that takes the org's commands; the runner
+        names the cron runs it starts for the loop's reporter (``command-{id}``)."""
+        reporter = loop.after_pass if isinstance(loop.after_pass, Reporter) else None
+        commands = CommandRunner(
+            self.base_url,
+            self.token,
+            loop.informer.org,
+            verify=self.verify,
+            execution_names=reporter.execution_names if reporter is not None else None,
+        )
+        taking = asyncio.create_task(commands.run(loop), name=f"plinth-commands-{loop.informer.org}")
+        try:
+            await loop.run()
+        finally:
+            taking.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await taking
+            if reporter is not None:
+                with contextlib.suppress(Exception):
+                    await reporter.close()
 
     def changed(self) -> None:
         self._changed.set()
@@ -114,7 +146,7 @@ class Fleet:
                 self.base_url, self.token, org, relist_interval_s=self.relist_interval_s, verify=self.verify
             )
             loop = self.make_loop(informer, self._gateway_for(org) if self.gateway else None)
-            self.loops[org] = (loop, asyncio.create_task(loop.run(), name=f"plinth-loop-{org}"))
+            self.loops[org] = (loop, asyncio.create_task(self._run_org(loop), name=f"plinth-loop-{org}"))
             log.info("org %s: control loop started", org)
         for org in sorted(set(self.loops) - wanted):
             await self._stop_loop(org)

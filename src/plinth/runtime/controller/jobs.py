@@ -113,6 +113,23 @@ class CronRunner:
             del self.runs[key]
             self.last_fire.pop(key, None)
 
+    async def run_now(self, workload: Mapping[str, Any], gvc: Any, location: str) -> JobRun:
+        """Start a run of ``workload`` in ``location`` now, outside its schedule (a
+        ``runCronWorkload`` command): followed, kept in the history and removed like the
+        scheduled ones. Named as a fire at this second would be (one second later when that
+        name is taken), so a later controller adopts it the same way."""
+        now = self.clock()
+        key = (self_parts(workload)[1], str(gvc.get("name", "")), str(workload["name"]), location)
+        runs = self.runs.setdefault(key, [])
+        taken = {run.name for run in runs}
+        second = int(now.timestamp())
+        while f"{workload['name']}-{second}" in taken:
+            second += 1
+        run = JobRun(f"{workload['name']}-{second}", location, now, now)
+        await self._run_attempt(run, workload, gvc)
+        runs.append(run)
+        return run
+
     async def _one(
         self,
         key: JobKey,

@@ -25,6 +25,9 @@ yet, so the default resolver, :func:`refuse_secrets`, refuses every reference wi
 :class:`SecretUnavailable`: the workload is held with an error naming the reference (never a
 value).
 
+**Reporting.** ``after_pass`` (``reporter.Reporter``) runs at the end of every pass: it posts
+what the supervisor observed to the API. A failure is an error of the pass (key ``report``).
+
 Cancelling :meth:`ControlLoop.run` stops the informer and the loop; containers keep running,
 to be adopted by the next loop (the driver's spec digest makes that so).
 """
@@ -57,6 +60,12 @@ RETRY_S = 5.0
 PROBE_TICK_S = 1.0
 
 
+#: A hook run after each pass: ``(loop, planned specs, held workloads, the pass's report)``.
+AfterPass = Callable[
+    ["ControlLoop", list[ReplicaSpec], dict[tuple[str, str, str], str], ReconcileReport], Awaitable[None]
+]
+
+
 class SecretUnavailable(Exception):
     """A ``cpln://secret/`` reference the controller cannot resolve (yet)."""
 
@@ -81,6 +90,7 @@ class ControlLoop:
         supervisor: Supervisor | None = None,
         gateway: Callable[[RouteTable], Awaitable[None]] | None = None,
         base_domain: str = DEFAULT_BASE_DOMAIN,
+        after_pass: AfterPass | None = None,
     ) -> None:
         self.informer = informer
         self.driver = driver
@@ -99,6 +109,8 @@ class ControlLoop:
         #: Loads a route table into the gateway (``lambda t: caddy.apply(t, listen)``), if any.
         self.gateway, self.base_domain = gateway, base_domain
         self._applied: RouteTable | None = None
+        #: Called at the end of every pass (``reporter.Reporter``: what was observed, to the API).
+        self.after_pass = after_pass
         #: Cron workloads' runs (``cron.executions()``), ticked every :data:`PROBE_TICK_S`.
         self.cron = CronRunner(driver, scope=self.scope, resolve=resolve)
         self._wake = asyncio.Event()
@@ -133,6 +145,11 @@ class ControlLoop:
         self.last_report = report
         self.errors = dict(report.errors)
         await self._update_gateway(report)
+        if self.after_pass is not None:
+            try:
+                await self.after_pass(self, specs, held, report)
+            except Exception as exc:  # a failed report must not end the loop: retried
+                report.errors["report"] = str(exc)
         self.passes += 1  # last: a reader that sees the count sees the pass's report
         if report.changed or report.errors:
             log.info(

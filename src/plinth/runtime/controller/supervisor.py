@@ -68,6 +68,8 @@ class ReplicaObservation:
     restarts: int
     template: str
     message: str = ""
+    #: The container of the replica this is (a replica of several containers has one each).
+    container: str = ""
 
 
 @dataclass
@@ -241,12 +243,13 @@ class Supervisor:
                 restarts=entry.count if entry is not None and entry.digest == info.spec_hash else 0,
                 template=(info.spec_hash or "")[:12],
                 message="" if ready else self._message(info, slot),
+                container=slot[5],
             )
             result.setdefault("/".join(slot[:3]), WorkloadObservation()).replicas.append(replica)
         for slot, entry in self._restarts.items():
             if slot not in seen and entry.count:
                 message = self.may_start(slot, entry.digest) or entry.reason
-                held = ReplicaObservation("", slot[3], slot[4], False, entry.count, entry.digest[:12], message)
+                held = ReplicaObservation("", slot[3], slot[4], False, entry.count, entry.digest[:12], message, slot[5])
                 result.setdefault("/".join(slot[:3]), WorkloadObservation()).replicas.append(held)
         for observation in result.values():
             observation.replicas.sort(key=lambda r: (r.location, r.replica, r.name))
