@@ -20,7 +20,7 @@ REPORT = "/org/acme/-runtime/observations"
 
 @pytest.fixture(scope="module", params=BACKENDS)
 def api(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
-    args = ("--runtime", "containers")
+    args = ("--runtime", "containers", "--no-controller")  # the tests post as the controller would
     with serving(request.param, tmp_path_factory.mktemp("observed"), args) as proc, proc.client() as client:
         yield client
 

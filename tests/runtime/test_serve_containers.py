@@ -102,6 +102,19 @@ def test_a_workload_runs_and_answers_through_the_gateway(running: RuntimeServer)
     assert answer.content == INDEX
     assert "reloads keep queued connections" in running.log_text()  # reported when the gateway starts
     assert len(running.controllers()) == 1  # one controller for the two workers
+    # What runs is what the API reports: the controller's report reaches status and deployments.
+    path = f"/org/{running.org}/gvc/{gvc}/workload/web"
+
+    def reported_ready() -> dict[str, Any] | None:
+        with running.api.client() as api:
+            workload = api.get(path).json()
+            deployment = api.get(f"{path}/deployment/{LOCATION}").json()
+        ready = workload["status"].get("ready") and deployment["status"].get("ready")
+        return deployment if ready else None
+
+    deployment = wait_for(reported_ready, "the workload reported ready through the API")
+    assert deployment["status"]["lastProcessedVersion"] == deployment["status"]["expectedDeploymentVersion"]
+    assert deployment["status"]["versions"][0]["ready"] is True
 
 
 def test_a_new_org_gets_its_loop(running: RuntimeServer) -> None:

@@ -139,7 +139,7 @@ def server(
 ) -> Iterator[ServerProcess]:
     # An org per store, so the second store's loop never meets the first one's containers.
     org = f"t{test_containers.run_id}{'p' if database else 's'}"
-    args = ("--runtime", "containers")
+    args = ("--runtime", "containers", "--no-controller")  # the test runs its own loop
     proc = start_server(tmp_path_factory.mktemp("loop-server"), database, org=org, extra_args=args)
     try:
         with proc.client() as api:
