@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import math
 import os
@@ -116,6 +117,19 @@ def parse_inspect(doc: Mapping[str, Any]) -> ContainerInfo:
     )
 
 
+#: Podman refuses longer secret names ("only 64 [a-zA-Z0-9-_.] characters allowed").
+SECRET_NAME_MAX = 64
+
+
+def secret_name(container: str, index: int) -> str:
+    """The engine secret of a container's ``index``-th secret file: named after the container
+    when that fits podman's limit, else after a digest of its name (still one per container)."""
+    name = f"{container}-secret-{index}"
+    if len(name) <= SECRET_NAME_MAX:
+        return name
+    return f"plinth-secret-{hashlib.sha256(container.encode()).hexdigest()[:40]}-{index}"
+
+
 def _label_args(labels: Mapping[str, str]) -> list[str]:
     return [arg for key, value in labels.items() for arg in ("--label", f"{key}={value}")]
 
@@ -198,7 +212,7 @@ class CliEngine:
     async def run(self, spec: ReplicaSpec) -> ContainerInfo:
         if spec.secret_files and self.name != "podman":
             raise EngineError(f"{spec.name}: secret files need podman's secret store (docker's needs swarm mode)")
-        secrets = [f"{spec.name}-secret-{index}" for index in range(len(spec.secret_files))]
+        secrets = [secret_name(spec.name, index) for index in range(len(spec.secret_files))]
         labels = {**spec.labels, MANAGED: "true", SPEC_HASH: self.digest(spec)}
         if secrets:
             labels[SECRETS] = ",".join(secrets)

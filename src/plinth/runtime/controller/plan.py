@@ -30,6 +30,13 @@ The semantics (docs/runtime.md, "The plan"):
   (:func:`volume_name`): a stateful replica's own (``..._vs_NAME_{index}``, kept across its
   restarts and updates), else one per location shared by the replicas. It is labelled
   :data:`VOLUME_SET`, so the volume set's removal hook finds it.
+- **Secrets**: ``cpln://secret/NAME[.KEY]`` env values through ``resolve``, and
+  ``cpln://secret/`` volumes as engine secret files through ``files``. A workload whose
+  ``status.warning`` says a reference does not hold (the server's own judgement of existence,
+  keys and the identity's ``reveal``) is refused with :class:`Blocked`, naming it.
+- **The GVC's network**: every container joins :func:`network_name` with the DNS alias of the
+  workload's ``status.internalName`` (``{workload}.{gvc}.cpln.local``) and the replica's
+  ``replica-{i}.{workload}.{location}.{gvc}.cpln.local``.
 """
 
 from __future__ import annotations
@@ -45,6 +52,7 @@ from plinth.runtime.containers.protocol import (
     MANAGED,
     ORG,
     ReplicaSpec,
+    SecretFile,
     VolumeMount,
     identity_labels,
 )
@@ -67,6 +75,38 @@ SECRET_PREFIX = "cpln://secret/"
 #: Resolves a ``cpln://secret/NAME[.KEY]`` env value to the secret's value; whatever it raises
 #: (a secret missing, not revealable) propagates out of :func:`plan_workload`.
 Resolver = Callable[[str], str]
+#: The files a ``cpln://secret/NAME[.KEY]`` volume mounted at a path holds (``SecretFile``s).
+FileResolver = Callable[[str, str], Sequence[SecretFile]]
+#: The platform's internal DNS domain (a workload's ``status.internalName``).
+INTERNAL_DOMAIN = "cpln.local"
+
+
+class Blocked(ValueError):
+    """The server says a secret reference of the workload does not hold (``status.warning``)."""
+
+
+def network_name(org: str, gvc: str) -> str:
+    """The engine network of a GVC: its workloads reach each other there by internal name."""
+    return f"plinth_{org}_{gvc}"
+
+
+def internal_name(workload: str, gvc: str) -> str:
+    """``{workload}.{gvc}.cpln.local``, what the server reports as ``status.internalName``."""
+    return f"{workload}.{gvc}.{INTERNAL_DOMAIN}"
+
+
+def secret_references(workload: Mapping[str, Any]) -> list[str]:
+    """Every ``cpln://secret/`` reference of the workload's containers (env values, volumes)."""
+    found: list[str] = []
+    for container in (workload.get("spec") or {}).get("containers") or ():
+        for entry in container.get("env") or ():
+            if str(entry.get("value") or "").startswith(SECRET_PREFIX):
+                found.append(str(entry["value"]))
+        for volume in container.get("volumes") or ():
+            if str(volume.get("uri") or "").startswith(SECRET_PREFIX):
+                found.append(str(volume["uri"]))
+    return list(dict.fromkeys(found))
+
 
 _QUANTITY = re.compile(r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$")
 _SUFFIX = {
@@ -181,16 +221,23 @@ def plan_workload(
     *,
     resolve: Resolver,
     labels: Mapping[str, str] | None = None,
+    files: FileResolver | None = None,
 ) -> list[ReplicaSpec]:
     """The replicas ``workload`` wants on each of ``locations`` (module docstring), ordered by
-    location, then replica index, then container (the order a stateful workload starts in)."""
+    location, then replica index, then container (the order a stateful workload starts in).
+    ``files`` gives a secret volume's files; without it secret volumes are not planned."""
     name = str(workload["name"])
+    warning = (workload.get("status") or {}).get("warning")
+    if warning and secret_references(workload):
+        raise Blocked(str(warning))
     stateful = (workload.get("spec") or {}).get("type") == "stateful"
     planned: list[ReplicaSpec] = []
     for location in locations:
         for index in range(replicas_at(dict(workload), location)):
             volume_index = index if stateful else None
-            planned += replica_specs(workload, gvc, location, f"{name}-{index}", volume_index, resolve, labels)
+            planned += replica_specs(
+                workload, gvc, location, f"{name}-{index}", volume_index, resolve, labels, files=files
+            )
     return planned
 
 
@@ -202,6 +249,8 @@ def replica_specs(
     volume_index: int | None,
     resolve: Resolver,
     labels: Mapping[str, str] | None = None,
+    *,
+    files: FileResolver | None = None,
 ) -> list[ReplicaSpec]:
     """One spec per container of the replica named ``replica`` (a job run's name for cron)."""
     parts = self_parts(workload)
@@ -213,8 +262,17 @@ def replica_specs(
     if stamp is not None:
         extra[DEPLOY_TIMESTAMP] = str(stamp)
     planned: list[ReplicaSpec] = []
+    aliases = (
+        internal_name(name, gvc_name),
+        f"replica-{replica.rsplit('-', 1)[-1]}.{name}.{location}.{gvc_name}.{INTERNAL_DOMAIN}",
+    )
     for container in spec.get("containers") or ():
         ports = container_ports(container)
+        secret_files: list[SecretFile] = []
+        for volume in container.get("volumes") or ():
+            uri = str(volume.get("uri") or "")
+            if files is not None and uri.startswith(SECRET_PREFIX):
+                secret_files += files(uri, str(volume["path"]))
         injected = {
             "CPLN_ORG": org,
             "CPLN_GVC": gvc_name,
@@ -245,6 +303,9 @@ def replica_specs(
                 ports=tuple(ports),
                 volumes=_volumes(container, (org, gvc_name, location), volume_index, dict(labels or {})),
                 hostname=replica,
+                network=network_name(org, gvc_name),
+                aliases=aliases,
+                secret_files=tuple(secret_files),
             )
         )
     return planned
