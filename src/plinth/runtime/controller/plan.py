@@ -236,7 +236,7 @@ def plan_workload(
         for index in range(replicas_at(dict(workload), location)):
             volume_index = index if stateful else None
             planned += replica_specs(
-                workload, gvc, location, f"{name}-{index}", volume_index, resolve, labels, files=files
+                workload, gvc, location, f"{name}-{index}", volume_index, resolve, labels, files=files, mesh=True
             )
     return planned
 
@@ -251,8 +251,11 @@ def replica_specs(
     labels: Mapping[str, str] | None = None,
     *,
     files: FileResolver | None = None,
+    mesh: bool = False,
 ) -> list[ReplicaSpec]:
-    """One spec per container of the replica named ``replica`` (a job run's name for cron)."""
+    """One spec per container of the replica named ``replica`` (a job run's name for cron).
+    With ``mesh`` it joins the GVC's network under its internal names (long-running replicas;
+    the cron runner does not make networks, so its jobs stay on the engine's default one)."""
     parts = self_parts(workload)
     org, gvc_name, name = parts[1], parts[3], str(workload["name"])
     spec = workload.get("spec") or {}
@@ -303,8 +306,8 @@ def replica_specs(
                 ports=tuple(ports),
                 volumes=_volumes(container, (org, gvc_name, location), volume_index, dict(labels or {})),
                 hostname=replica,
-                network=network_name(org, gvc_name),
-                aliases=aliases,
+                network=network_name(org, gvc_name) if mesh else None,
+                aliases=aliases if mesh else (),
                 secret_files=tuple(secret_files),
             )
         )

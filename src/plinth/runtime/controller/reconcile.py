@@ -49,7 +49,7 @@ from plinth.runtime.containers.protocol import (
     ReplicaSpec,
 )
 from plinth.runtime.controller.plan import CONTAINER, REPLICA, TYPE
-from plinth.runtime.controller.rollout import RolloutPolicy
+from plinth.runtime.controller.rollout import RolloutPolicy, batches
 
 #: How long a new container may take to be running before the step counts as failed.
 RUNNING_TIMEOUT_S = 60.0
@@ -175,7 +175,7 @@ async def reconcile(
     async def one_workload(key: WorkloadKey, slots: Sequence[Slot]) -> None:
         policy = (rollouts or {}).get(key) or RolloutPolicy()
         try:
-            for batch in _batches(policy, slots, wanted[slots[0]].labels.get(TYPE) == "stateful"):
+            for batch in batches(policy, slots, wanted[slots[0]].labels.get(TYPE) == "stateful"):
                 outcomes = await asyncio.gather(
                     *(one_replica(policy, group, in_place) for group, in_place in batch), return_exceptions=True
                 )
@@ -187,28 +187,6 @@ async def reconcile(
 
     await asyncio.gather(*(one_workload(key, slots) for key, slots in by_workload.items()))
     return report
-
-
-def _batches(policy: RolloutPolicy, slots: Sequence[Slot], stateful: bool) -> list[list[tuple[list[Slot], bool]]]:
-    """The replicas of one workload (each its slots, in plan order) in the batches a rollout
-    handles together, each replica with whether it is replaced in place (module ``rollout``)."""
-    replicas: dict[tuple[str, str], list[Slot]] = {}
-    for slot in slots:
-        replicas.setdefault((slot[3], slot[4]), []).append(slot)
-    if stateful:
-        ordered = [(group, True) for group in replicas.values()]
-        return [ordered] if policy.parallel else [[entry] for entry in ordered]
-    by_location: dict[str, list[list[Slot]]] = {}
-    for (location, _), group in replicas.items():
-        by_location.setdefault(location, []).append(group)
-    batches: list[list[tuple[list[Slot], bool]]] = []
-    for groups in by_location.values():
-        surge, unavailable = policy.batch(len(groups))
-        size = surge + unavailable
-        for start in range(0, len(groups), size):
-            chunk = groups[start : start + size]
-            batches.append([(group, index >= surge) for index, group in enumerate(chunk)])
-    return batches
 
 
 async def _ensure_network(

@@ -18,11 +18,13 @@ defaults (docs/runtime.md, "Rollouts").
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from plinth.runtime.controller.plan import self_parts
+
+SlotT = TypeVar("SlotT", bound=tuple[str, ...])
 
 #: Kubernetes' Deployment defaults, which apply when ``rolloutOptions`` leaves them unset.
 DEFAULT_MAX_SURGE = "25%"
@@ -79,3 +81,26 @@ def rollout_policies(workloads: Iterable[Mapping[str, Any]], org: str) -> dict[t
         except (ValueError, KeyError, IndexError, TypeError):
             continue
     return policies
+
+
+def batches(policy: RolloutPolicy, slots: Sequence[SlotT], stateful: bool) -> list[list[tuple[list[SlotT], bool]]]:
+    """The replicas of one workload (each its slots, in plan order) in the batches a rollout
+    handles together, each replica with whether it is replaced in place (module docstring).
+    ``slots`` are ``(org, gvc, workload, location, replica, container)``."""
+    replicas: dict[tuple[str, str], list[SlotT]] = {}
+    for slot in slots:
+        replicas.setdefault((slot[3], slot[4]), []).append(slot)
+    if stateful:
+        ordered = [(group, True) for group in replicas.values()]
+        return [ordered] if policy.parallel else [[entry] for entry in ordered]
+    by_location: dict[str, list[list[SlotT]]] = {}
+    for (location, _), group in replicas.items():
+        by_location.setdefault(location, []).append(group)
+    made: list[list[tuple[list[SlotT], bool]]] = []
+    for groups in by_location.values():
+        surge, unavailable = policy.batch(len(groups))
+        size = surge + unavailable
+        for start in range(0, len(groups), size):
+            chunk = groups[start : start + size]
+            made.append([(group, index >= surge) for index, group in enumerate(chunk)])
+    return made
