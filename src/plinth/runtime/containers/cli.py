@@ -178,6 +178,14 @@ class CliEngine:
             await proc.wait()
             raise EngineError(f"{self.name} {args[0]} did not answer within {timeout_s:g} s") from None
         finally:
+            if proc.returncode is None and args[:1] == ("secret",):
+                # Cancelled while writing podman's secret store: let it finish. Killed mid-write,
+                # podman 4.3's file driver leaves its data file empty, and every later secret
+                # command fails ("unexpected end of JSON input") until it is repaired by hand.
+                if proc.stdin is not None:
+                    proc.stdin.close()  # a value cut short fails the create; it never hangs
+                with contextlib.suppress(ProcessLookupError, TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(proc.wait()), timeout_s)
             if proc.returncode is None:  # cancelled: do not leave the CLI running
                 proc.kill()
                 with contextlib.suppress(ProcessLookupError):

@@ -81,7 +81,9 @@ class SecretCache:
 
     async def refresh(self, workloads: Iterable[Mapping[str, Any]], secrets: Mapping[str, Mapping[str, Any]]) -> None:
         """Reveal the referenced secrets whose version is new to the cache (module docstring)."""
-        names = {parse_reference(ref)[0] for doc in workloads for ref in secret_references(doc)}
+        # A workload the server blocked (status.warning) is not planned: its secrets are not read.
+        passed = [doc for doc in workloads if not (doc.get("status") or {}).get("warning")]
+        names = {parse_reference(ref)[0] for doc in passed for ref in secret_references(doc)}
         for gone in set(self._values) - names:
             del self._values[gone]
         self._errors = {}
