@@ -209,8 +209,12 @@ def test_workloads_of_a_gvc_reach_each_other_by_internal_name_on_its_own_network
         settled(run_async, server, kit, "api", 1)
         settled(run_async, server, kit, "caller", 1)
         (caller,) = [c for c in containers(run_async, server, kit, "caller") if c.labels["plinth.gvc"] == "mesh"]
-        body = exec_out(run_async, caller.name, ["wget", "-q", "-O-", f"http://{internal}:8080/"])
-        assert body.encode() == INDEX.strip()
+        fetch = ["wget", "-q", "-O-", f"http://{internal}:8080/"]
+        # Running is not yet listening: the answer is awaited (bounded), never a timing.
+        until(
+            lambda: exec_out(run_async, caller.name, fetch).encode() == INDEX.strip(),
+            f"{internal} answering from inside the caller",
+        )
         labels = _networks(kit.run_id, org)[f"plinth_{org}_mesh"]
         assert labels["plinth.managed"] == "true" and labels["plinth.gvc"] == "mesh"
         # A GVC that is gone takes its network with it.
