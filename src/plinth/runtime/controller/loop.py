@@ -60,6 +60,10 @@ DEBOUNCE_S = 0.1
 RETRY_S = 5.0
 #: The longest the prober sleeps between rounds (a new container is probed within this).
 PROBE_TICK_S = 1.0
+#: How long a replica taken out of the gateway keeps running before it is stopped, so that
+#: requests already sent to it finish (the platform removes a replica from its load balancer
+#: up to 10 s before stopping it).
+DRAIN_S = 1.0
 
 
 def refuse_secrets(reference: str) -> str:
@@ -178,6 +182,8 @@ class ControlLoop:
             await self._load_routes(exclude=names)
         except Exception:  # the pass goes on; the gateway retries on another upstream
             log.exception("org %s: draining %s from the gateway failed", self.org, ", ".join(names))
+            return
+        await asyncio.sleep(DRAIN_S)  # requests in flight to them finish first
 
     async def _load_routes(self, exclude: Sequence[str] = ()) -> None:
         """Load the routes of the cache's domains and workloads to the ready replicas, as the
