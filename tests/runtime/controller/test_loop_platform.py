@@ -83,7 +83,12 @@ def _ok(response: httpx.Response, status: int = 200) -> Any:
 
 def _secrets_of(org: str, workload: str) -> list[str]:
     names = podman("secret", "ls", "--format", "{{.Name}}", check=False).stdout.split()
-    docs = json.loads(podman("secret", "inspect", *names, check=False).stdout or "[]") if names else []
+    if not names:
+        return []
+    inspected = podman("secret", "inspect", *names, check=False)
+    if inspected.returncode != 0:  # one went since it was listed: not known yet, ask again
+        return ["(changing)"]
+    docs = json.loads(inspected.stdout or "[]")
     return [
         doc["Spec"]["Name"]
         for doc in docs
@@ -184,7 +189,10 @@ def _networks(run_id: str, org: str) -> dict[str, dict[str, str]]:
     names = podman("network", "ls", "--quiet", "--filter", f"label={TEST_RUN}={run_id}", check=False).stdout.split()
     found: dict[str, dict[str, str]] = {}
     for name in names:
-        (doc,) = json.loads(podman("network", "inspect", name).stdout)
+        inspected = podman("network", "inspect", name, check=False)
+        if inspected.returncode != 0:  # removed since it was listed (what a test awaits)
+            continue
+        (doc,) = json.loads(inspected.stdout)
         if doc.get("labels", {}).get("plinth.org") == org:
             found[doc["name"]] = doc["labels"]
     return found
