@@ -23,7 +23,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-#: Workloads one post may carry.
+#: Workloads (or commands) one post carries: the server's bound on every array (docs/api.md,
+#: Limits), which answers 400 above it. Not declared as ``maxItems`` too: a body that long can
+#: pass the 1 MiB body bound and be refused with 413 first, which a schema cannot promise.
 MAX_WORKLOADS = 1000
 #: Bound on names, templates and messages (a message is cut by the controller, not refused).
 MAX_NAME = 64
@@ -57,7 +59,7 @@ class ReplicaObservation(_Closed):
 
 class LocationObservation(_Closed):
     name: str = Field(min_length=1, max_length=MAX_NAME)
-    replicas: list[ReplicaObservation] = Field(default_factory=list, max_length=1000)
+    replicas: list[ReplicaObservation] = Field(default_factory=list)  # bounded as every array
     #: Cron runs in this location (types-ts cronjob.ts job executions), newest first.
     jobExecutions: list[dict[str, Any]] = Field(default_factory=list, max_length=100)
 
@@ -69,12 +71,12 @@ class Observation(_Closed):
     name: str = Field(min_length=1, max_length=MAX_NAME)
     planned: int = Field(default=0, ge=0)
     message: str = Field(default="", max_length=MAX_TEXT)
-    versions: dict[str, int] = Field(default_factory=dict, max_length=10000)
+    versions: dict[str, int] = Field(default_factory=dict, max_length=100)  # templates still running
     locations: list[LocationObservation] = Field(default_factory=list, max_length=100)
 
 
 class ObservationBatch(_Closed):
-    workloads: list[Observation] = Field(max_length=MAX_WORKLOADS)
+    workloads: list[Observation]  # at most MAX_WORKLOADS, as every array
 
 
 def replica_version(observed: dict[str, Any], replica: dict[str, Any]) -> int:
@@ -109,4 +111,4 @@ class CommandUpdate(_Closed):
 
 
 class CommandBatch(_Closed):
-    commands: list[CommandUpdate] = Field(max_length=MAX_WORKLOADS)
+    commands: list[CommandUpdate]  # at most MAX_WORKLOADS, as every array

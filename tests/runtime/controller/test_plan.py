@@ -6,13 +6,14 @@ from typing import Any
 
 import pytest
 
-from plinth.runtime.containers.protocol import GVC, LOCATION, MANAGED, ORG, WORKLOAD
+from plinth.runtime.containers.protocol import GVC, LOCATION, MANAGED, ORG, WORKLOAD, SecretFile
 from plinth.runtime.controller.plan import (
     CONTAINER,
     DEPLOY_TIMESTAMP,
     REPLICA,
     TYPE,
     VOLUME_SET,
+    Blocked,
     memory_bytes,
     millicores,
     plan_workload,
@@ -245,3 +246,23 @@ def test_bad_quantities_are_refused() -> None:
     for text in ("", "lots", "1Xi"):
         with pytest.raises(ValueError):
             memory_bytes(text)
+
+
+def test_replicas_join_the_gvc_network_under_their_internal_names() -> None:
+    specs = plan_workload(workload_doc(type_="stateful", name="db"), gvc_doc(), LOCATIONS[:1], resolve=resolve)
+    assert [s.network for s in specs] == ["plinth_acme_main"] * 2
+    assert [list(s.aliases) for s in specs] == [
+        ["db.main.cpln.local", f"replica-{i}.db.aws-us-west-2.main.cpln.local"] for i in range(2)
+    ]
+
+
+def test_secret_volumes_become_files_and_a_warning_blocks_the_plan() -> None:
+    doc = workload_doc()
+    doc["spec"]["containers"][0]["volumes"] = [{"uri": "cpln://secret/token", "path": "/etc/token"}]
+    specs = plan_workload(
+        doc, gvc_doc(), LOCATIONS[:1], resolve=resolve, files=lambda ref, path: [SecretFile(path, b"x")]
+    )
+    assert [list(s.secret_files) for s in specs] == [[SecretFile("/etc/token", b"x")]] * 2
+    doc["status"] = {"warning": "spec.containers[0].volumes[0].uri: secret 'token' does not exist"}
+    with pytest.raises(Blocked, match="secret 'token' does not exist"):
+        plan_workload(doc, gvc_doc(), LOCATIONS[:1], resolve=resolve)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import math
 import os
@@ -116,6 +117,19 @@ def parse_inspect(doc: Mapping[str, Any]) -> ContainerInfo:
     )
 
 
+#: Podman refuses longer secret names ("only 64 [a-zA-Z0-9-_.] characters allowed").
+SECRET_NAME_MAX = 64
+
+
+def secret_name(container: str, index: int) -> str:
+    """The engine secret of a container's ``index``-th secret file: named after the container
+    when that fits podman's limit, else after a digest of its name (still one per container)."""
+    name = f"{container}-secret-{index}"
+    if len(name) <= SECRET_NAME_MAX:
+        return name
+    return f"plinth-secret-{hashlib.sha256(container.encode()).hexdigest()[:40]}-{index}"
+
+
 def _label_args(labels: Mapping[str, str]) -> list[str]:
     return [arg for key, value in labels.items() for arg in ("--label", f"{key}={value}")]
 
@@ -158,12 +172,23 @@ class CliEngine:
         except OSError as exc:
             raise EngineUnavailable(f"cannot run {self.binary}: {exc}") from exc
         try:
-            out, err = await asyncio.wait_for(proc.communicate(stdin), timeout_s)
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow a cancellation
+            # that arrives as the command ends, and a cancelled controller then runs on.
+            async with asyncio.timeout(timeout_s):
+                out, err = await proc.communicate(stdin)
         except TimeoutError:
             proc.kill()
             await proc.wait()
             raise EngineError(f"{self.name} {args[0]} did not answer within {timeout_s:g} s") from None
         finally:
+            if proc.returncode is None and args[:1] == ("secret",):
+                # Cancelled while writing podman's secret store: let it finish. Killed mid-write,
+                # podman 4.3's file driver leaves its data file empty, and every later secret
+                # command fails ("unexpected end of JSON input") until it is repaired by hand.
+                if proc.stdin is not None:
+                    proc.stdin.close()  # a value cut short fails the create; it never hangs
+                with contextlib.suppress(ProcessLookupError, TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(proc.wait()), timeout_s)
             if proc.returncode is None:  # cancelled: do not leave the CLI running
                 proc.kill()
                 with contextlib.suppress(ProcessLookupError):
@@ -198,7 +223,7 @@ class CliEngine:
     async def run(self, spec: ReplicaSpec) -> ContainerInfo:
         if spec.secret_files and self.name != "podman":
             raise EngineError(f"{spec.name}: secret files need podman's secret store (docker's needs swarm mode)")
-        secrets = [f"{spec.name}-secret-{index}" for index in range(len(spec.secret_files))]
+        secrets = [secret_name(spec.name, index) for index in range(len(spec.secret_files))]
         labels = {**spec.labels, MANAGED: "true", SPEC_HASH: self.digest(spec)}
         if secrets:
             labels[SECRETS] = ",".join(secrets)

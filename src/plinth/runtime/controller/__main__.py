@@ -30,6 +30,7 @@ from pathlib import Path
 
 from plinth.runtime.containers import EngineUnavailable, find_engine
 from plinth.runtime.controller.fleet import Fleet
+from plinth.runtime.controller.tasks import cancel_and_wait
 from plinth.runtime.gateway.caddy import Caddy, GatewayError, loopback_address, reloads_keep_queued_connections
 from plinth.runtime.gateway.routes import RouteTable
 
@@ -109,9 +110,7 @@ async def run(fleet: Fleet, remove: bool) -> None:
     task = asyncio.create_task(fleet.run())
     stopped = asyncio.create_task(_until_stopped(remove))
     done, _ = await asyncio.wait({task, stopped}, return_when=asyncio.FIRST_COMPLETED)
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
+    await cancel_and_wait(task)
     if stopped in done and stopped.result():
         removed = await fleet.remove_all()
         log.info("removed %d containers (--remove-containers-on-exit)", removed)

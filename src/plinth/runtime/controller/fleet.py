@@ -33,6 +33,7 @@ from plinth.runtime.controller.commands import CommandRunner
 from plinth.runtime.controller.informer import READ_TIMEOUT_S, RELIST_INTERVAL_S, Informer, _Stream
 from plinth.runtime.controller.loop import ControlLoop
 from plinth.runtime.controller.reporter import Reporter
+from plinth.runtime.controller.tasks import cancel_and_wait
 from plinth.runtime.gateway.domains import DEFAULT_BASE_DOMAIN
 from plinth.runtime.gateway.routes import RouteTable
 
@@ -106,9 +107,7 @@ class Fleet:
         try:
             await loop.run()
         finally:
-            taking.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await taking
+            await cancel_and_wait(taking)
             if reporter is not None:
                 with contextlib.suppress(Exception):
                     await reporter.close()
@@ -131,9 +130,7 @@ class Fleet:
                 await self._sync()
                 await self._changed.wait()
         finally:
-            stream.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await stream
+            await cancel_and_wait(stream)
             for org in list(self.loops):
                 await self._stop_loop(org)
             with contextlib.suppress(Exception):
@@ -155,9 +152,7 @@ class Fleet:
 
     async def _stop_loop(self, org: str) -> None:
         _, task = self.loops.pop(org)
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await task
+        await cancel_and_wait(task)
         if self._tables.pop(org, None) is not None and self.gateway is not None:
             with contextlib.suppress(Exception):
                 await self._load()

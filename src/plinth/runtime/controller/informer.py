@@ -1,5 +1,6 @@
-"""What should run, as the public API says: a cache of an org's GVCs, workloads and domains
-(for the gateway), kept by
+"""What should run, as the public API says: a cache of an org's GVCs, workloads, domains
+(for the gateway), locations (for ``locationQuery`` placements) and secrets (their GET form,
+without values: a new ``version`` means a new value to reveal), kept by
 list and watch over HTTP, the way a kubelet's informer keeps the Kubernetes API's objects.
 
 The controller is a *client* of Plinth: it holds a key (a Bearer token) and reads
@@ -28,10 +29,9 @@ Per kind, one stream:
 Every change of the cache (and every relist) calls ``on_change``: the loop's wake-up. The
 cache is read only between awaits, on the loop's own event loop, so it needs no lock.
 
-**Locations.** A GVC's locations are its ``spec.staticPlacement.locationLinks`` (last path
-segment, in order). A ``locationQuery`` is not evaluated here yet (the server resolves it for
-its simulated status; the controller would need the org's locations too): a GVC placed only by
-a query has no locations for the controller, and its workloads run nowhere (docs/runtime.md).
+**Locations.** :func:`gvc_locations` gives a GVC's ``spec.staticPlacement.locationLinks``
+(last path segment, in order); what its ``locationQuery`` selects is asked of the server by
+``placement.PlacementCache``, again whenever the watched locations change or a relist happens.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ class ListAgain(Exception):
 
 def gvc_locations(gvc: Mapping[str, Any]) -> list[str]:
     """A GVC's locations for the controller: its ``staticPlacement.locationLinks`` (last path
-    segment), in order, each once. ``locationQuery`` is not evaluated (module docstring)."""
+    segment), in order, each once. ``locationQuery`` is ``placement.PlacementCache``'s."""
     placement = (gvc.get("spec") or {}).get("staticPlacement") or {}
     links = placement.get("locationLinks") or []
     return list(dict.fromkeys(str(link).rstrip("/").rsplit("/", 1)[-1] for link in links))
@@ -174,7 +174,7 @@ class Informer:
 
     ``base_url`` is the server's URL, ``token`` a key allowed to view the org's GVCs and
     workloads. ``on_change`` is called (on the event loop) after every change to the cache.
-    ``resource_version`` resumes both streams from a known position (a 410 falls back to a list).
+    ``resource_version`` resumes every stream from a known position (a 410 falls back to a list).
     """
 
     def __init__(
@@ -200,7 +200,9 @@ class Informer:
         self._gvcs = _Stream(self, f"/org/{org}/gvc", _gvc_key, resource_version)
         self._workloads = _Stream(self, f"/org/{org}/workload", _workload_key, resource_version)
         self._domains = _Stream(self, f"/org/{org}/domain", _gvc_key, resource_version)
-        self._streams = (self._gvcs, self._workloads, self._domains)
+        self._locations = _Stream(self, f"/org/{org}/location", _gvc_key, resource_version)
+        self._secrets = _Stream(self, f"/org/{org}/secret", _gvc_key, resource_version)
+        self._streams = (self._gvcs, self._workloads, self._domains, self._locations, self._secrets)
 
     @property
     def gvcs(self) -> Mapping[str, dict[str, Any]]:
@@ -218,14 +220,29 @@ class Informer:
         return self._domains.items
 
     @property
+    def locations(self) -> Mapping[str, dict[str, Any]]:
+        """Locations by name (a GVC's ``locationQuery`` selects among them)."""
+        return self._locations.items
+
+    @property
+    def secrets(self) -> Mapping[str, dict[str, Any]]:
+        """Secrets by name, as a GET shows them: type and version, never a value."""
+        return self._secrets.items
+
+    def locations_state(self) -> tuple[Any, ...]:
+        """Changes whenever a location changes or any kind is listed again: when a
+        ``locationQuery`` must be asked again."""
+        return (self.lists, tuple(sorted((name, doc.get("version")) for name, doc in self.locations.items())))
+
+    @property
     def synced(self) -> bool:
-        """Whether both kinds have been listed at least once (before that the cache is not the
+        """Whether every kind has been listed at least once (before that the cache is not the
         truth: a loop that acted on it would remove everything)."""
         return all(stream.synced.is_set() for stream in self._streams)
 
     @property
     def lists(self) -> int:
-        """Full lists applied so far, both kinds together."""
+        """Full lists applied so far, every kind together."""
         return sum(stream.lists for stream in self._streams)
 
     async def wait_synced(self) -> None:

@@ -19,11 +19,12 @@ are, neither collected nor replaced. Engine errors come from the reconcile repor
 by ``org/gvc/workload``. Any other exception of a pass is logged. After a pass with errors the
 loop wakes itself again after ``retry_s``; the informer's relist wakes it anyway.
 
-**Secrets.** ``cpln://secret/NAME[.KEY]`` env values need the secret's value, which only the
-server's reveal path gives (and only to an identity allowed to reveal it). That is not wired
-yet, so the default resolver, :func:`refuse_secrets`, refuses every reference with
-:class:`SecretUnavailable`: the workload is held with an error naming the reference (never a
-value).
+**Before each pass** (:meth:`ControlLoop.prepare`) the secrets the workloads reference are
+revealed through the API (``secrets.SecretCache``, only those whose version changed) and the
+GVCs' ``locationQuery`` are asked of the server (``placement.PlacementCache``). A workload
+whose secret reference the server says does not hold (``status.warning``), or whose value the
+controller could not read, is held with a message naming the reference, never a value.
+After the pass, the networks of GVCs that are gone are removed (``networks.NetworkKeeper``).
 
 **Reporting.** ``after_pass`` (``reporter.Reporter``) runs at the end of every pass: it posts
 what the supervisor observed to the API. A failure is an error of the pass (key ``report``).
@@ -35,18 +36,22 @@ to be adopted by the next loop (the driver's spec digest makes that so).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from plinth.runtime.containers.protocol import GVC, ORG, WORKLOAD, ContainerEngine, ContainerInfo, ReplicaSpec
-from plinth.runtime.controller.informer import Informer, gvc_locations
+from plinth.runtime.controller.informer import Informer
 from plinth.runtime.controller.jobs import CronRunner
+from plinth.runtime.controller.networks import NetworkKeeper
+from plinth.runtime.controller.placement import PlacementCache
 from plinth.runtime.controller.plan import CONTAINER, Resolver, plan_workload
 from plinth.runtime.controller.probes import Probe, container_probes
 from plinth.runtime.controller.reconcile import ReconcileReport, reconcile, slot_of
+from plinth.runtime.controller.rollout import rollout_policies
+from plinth.runtime.controller.secrets import SecretCache, SecretUnavailable
 from plinth.runtime.controller.supervisor import Supervisor
+from plinth.runtime.controller.tasks import cancel_and_wait
 from plinth.runtime.gateway.domains import DEFAULT_BASE_DOMAIN, route_table
 from plinth.runtime.gateway.routes import RouteTable
 
@@ -58,6 +63,10 @@ DEBOUNCE_S = 0.1
 RETRY_S = 5.0
 #: The longest the prober sleeps between rounds (a new container is probed within this).
 PROBE_TICK_S = 1.0
+#: How long a replica taken out of the gateway keeps running before it is stopped, so that
+#: requests already sent to it finish (the platform removes a replica from its load balancer
+#: up to 10 s before stopping it).
+DRAIN_S = 1.0
 
 
 #: A hook run after each pass: ``(loop, planned specs, held workloads, the pass's report)``.
@@ -66,13 +75,9 @@ AfterPass = Callable[
 ]
 
 
-class SecretUnavailable(Exception):
-    """A ``cpln://secret/`` reference the controller cannot resolve (yet)."""
-
-
 def refuse_secrets(reference: str) -> str:
-    """The default resolver: secret references are not resolved yet (module docstring)."""
-    raise SecretUnavailable(f"{reference}: secret values are not yet given to containers by this controller")
+    """A resolver that gives no secret value (a controller that must not read secrets)."""
+    raise SecretUnavailable(f"{reference}: secret values are not given to containers by this controller")
 
 
 class ControlLoop:
@@ -84,7 +89,7 @@ class ControlLoop:
         driver: ContainerEngine,
         *,
         labels: Mapping[str, str] | None = None,
-        resolve: Resolver = refuse_secrets,
+        resolve: Resolver | None = None,
         debounce_s: float = DEBOUNCE_S,
         retry_s: float = RETRY_S,
         supervisor: Supervisor | None = None,
@@ -96,7 +101,11 @@ class ControlLoop:
         self.driver = driver
         self.org = informer.org
         self.scope = {ORG: self.org, **dict(labels or {})}
-        self.resolve = resolve
+        #: Secret values through the API's reveal, and GVC placements by ``locationQuery``.
+        self.secrets = SecretCache(informer.client, self.org)
+        self.placements = PlacementCache(informer.client, self.org)
+        self.networks = NetworkKeeper()
+        self.resolve: Resolver = resolve or self.secrets.resolve
         self.debounce_s = debounce_s
         self.retry_s = retry_s
         self.passes = 0
@@ -112,7 +121,7 @@ class ControlLoop:
         #: Called at the end of every pass (``reporter.Reporter``: what was observed, to the API).
         self.after_pass = after_pass
         #: Cron workloads' runs (``cron.executions()``), ticked every :data:`PROBE_TICK_S`.
-        self.cron = CronRunner(driver, scope=self.scope, resolve=resolve)
+        self.cron = CronRunner(driver, scope=self.scope, resolve=self.resolve)
         self._wake = asyncio.Event()
         informer.on_change = self.wake
 
@@ -131,17 +140,38 @@ class ControlLoop:
                 held[key] = f"GVC {gvc_name} is not known yet"
                 continue
             try:
-                specs += plan_workload(workload, gvc, gvc_locations(gvc), resolve=self.resolve, labels=labels)
+                locations = self.placements.locations(gvc)
+                specs += plan_workload(
+                    workload, gvc, locations, resolve=self.resolve, labels=labels, files=self.secrets.files
+                )
             except Exception as exc:  # any plan error is this workload's alone
                 held[key] = str(exc)
         return specs, held
 
+    async def prepare(self) -> None:
+        """Reveal the secrets and ask the location queries the next plan needs (module docstring)."""
+        await self.secrets.refresh(self.informer.workloads.values(), self.informer.secrets)
+        await self.placements.refresh(self.informer.gvcs, self.informer.locations_state())
+
     async def run_pass(self) -> ReconcileReport:
         """One plan-and-reconcile of the whole org (the informer must be synced)."""
+        await self.prepare()
         specs, held = self.desired()
-        report = await reconcile(specs, self.driver, scope=self.scope, hold=set(held), gate=self.supervisor)
+        self.networks.planned(specs, GVC)
+        rollouts = rollout_policies(self.informer.workloads.values(), self.org)
+        report = await reconcile(
+            specs,
+            self.driver,
+            scope=self.scope,
+            hold=set(held),
+            gate=self.supervisor,
+            rollouts=rollouts,
+            drain=self._drain if self.gateway is not None else None,
+        )
         self.supervisor.retain([slot for spec in specs if (slot := slot_of(spec.labels))], held)
         report.errors.update({"/".join(key): message for key, message in held.items()})
+        report.errors.update(self.placements.errors)
+        report.errors.update(await self.networks.collect(self.driver, set(self.informer.gvcs)))
         self.last_report = report
         self.errors = dict(report.errors)
         await self._update_gateway(report)
@@ -162,26 +192,45 @@ class ControlLoop:
             )
         return report
 
-    async def _update_gateway(self, report: ReconcileReport) -> None:
-        """Load the routes of the cache's domains and workloads to the ready replicas into the
-        gateway, when they differ from what it was last given; a refusal is an error of the pass."""
-        if self.gateway is None:
+    async def _drain(self, names: Sequence[str]) -> None:
+        """Before a rollout stops running containers, load routes to the ready replicas (the
+        new ones included) without them, so no request is sent to a replica that is going."""
+        try:
+            await self._load_routes(exclude=names)
+        except Exception:  # the pass goes on; the gateway retries on another upstream
+            log.exception("org %s: draining %s from the gateway failed", self.org, ", ".join(names))
             return
+        await asyncio.sleep(DRAIN_S)  # requests in flight to them finish first
+
+    async def _load_routes(self, exclude: Sequence[str] = ()) -> None:
+        """Load the routes of the cache's domains and workloads to the ready replicas, as the
+        engine lists them now (not as the prober last saw them: a rollout just changed them)."""
+        assert self.gateway is not None
+        ready: dict[tuple[str, str, int], list[int]] = {}
+        for info in await self.driver.list(self.scope):
+            if info.name not in exclude and slot_of(info.labels) and self.supervisor.is_ready(info):
+                for container_port, host_port in sorted(info.ports.items()):
+                    ready.setdefault((info.labels[GVC], info.labels[WORKLOAD], container_port), []).append(host_port)
         table = route_table(
             self.informer.domains.values(),
             self.informer.workloads.values(),
             self.informer.gvcs,
-            self.supervisor.ready_ports(),
+            ready,
             base_domain=self.base_domain,
         )
-        if table == self._applied:
+        if table != self._applied:
+            await self.gateway(table)
+            self._applied = table
+
+    async def _update_gateway(self, report: ReconcileReport) -> None:
+        """Load the routes into the gateway when they differ from what it was last given; a
+        refusal is an error of the pass."""
+        if self.gateway is None:
             return
         try:
-            await self.gateway(table)
+            await self._load_routes()
         except Exception as exc:  # the gateway's error must not end the loop
             report.errors["gateway"] = str(exc)
-            return
-        self._applied = table
 
     def _probes_for(self, info: ContainerInfo) -> tuple[Probe | None, Probe | None]:
         workload = self.informer.workloads.get((info.labels[GVC], info.labels[WORKLOAD]))
@@ -245,10 +294,6 @@ class ControlLoop:
         finally:
             if retry is not None:
                 retry.cancel()
-            informer.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await informer
+            await cancel_and_wait(informer)
             if prober is not None:
-                prober.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await prober
+                await cancel_and_wait(prober)

@@ -30,13 +30,18 @@ The semantics (docs/runtime.md, "The plan"):
   (:func:`volume_name`): a stateful replica's own (``..._vs_NAME_{index}``, kept across its
   restarts and updates), else one per location shared by the replicas. It is labelled
   :data:`VOLUME_SET`, so the volume set's removal hook finds it.
+- **Secrets**: ``cpln://secret/NAME[.KEY]`` env values through ``resolve``, and
+  ``cpln://secret/`` volumes as engine secret files through ``files``. A workload whose
+  ``status.warning`` says a reference does not hold (the server's own judgement of existence,
+  keys and the identity's ``reveal``) is refused with :class:`Blocked`, naming it.
+- **The GVC's network**: every container joins :func:`network_name` with the DNS alias of the
+  workload's ``status.internalName`` (``{workload}.{gvc}.cpln.local``) and the replica's
+  ``replica-{i}.{workload}.{location}.{gvc}.cpln.local``.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from plinth.runtime.containers.protocol import (
@@ -45,9 +50,15 @@ from plinth.runtime.containers.protocol import (
     MANAGED,
     ORG,
     ReplicaSpec,
+    SecretFile,
     VolumeMount,
     identity_labels,
 )
+
+# Re-exported: they were defined here before.
+from plinth.runtime.controller.quantities import memory_bytes as memory_bytes
+from plinth.runtime.controller.quantities import millicores as millicores
+from plinth.runtime.controller.quantities import quantity as quantity
 from plinth.runtime.deployments import replicas_at
 
 #: The replica a container belongs to (``web-0``) and which of its containers it runs.
@@ -67,47 +78,37 @@ SECRET_PREFIX = "cpln://secret/"
 #: Resolves a ``cpln://secret/NAME[.KEY]`` env value to the secret's value; whatever it raises
 #: (a secret missing, not revealable) propagates out of :func:`plan_workload`.
 Resolver = Callable[[str], str]
-
-_QUANTITY = re.compile(r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$")
-_SUFFIX = {
-    "": Decimal(1),
-    "m": Decimal("0.001"),
-    "k": Decimal(10**3),
-    "K": Decimal(10**3),
-    "M": Decimal(10**6),
-    "G": Decimal(10**9),
-    "T": Decimal(10**12),
-    "P": Decimal(10**15),
-    "Ki": Decimal(2**10),
-    "Mi": Decimal(2**20),
-    "Gi": Decimal(2**30),
-    "Ti": Decimal(2**40),
-    "Pi": Decimal(2**50),
-}
+#: The files a ``cpln://secret/NAME[.KEY]`` volume mounted at a path holds (``SecretFile``s).
+FileResolver = Callable[[str, str], Sequence[SecretFile]]
+#: The platform's internal DNS domain (a workload's ``status.internalName``).
+INTERNAL_DOMAIN = "cpln.local"
 
 
-def quantity(text: str) -> Decimal:
-    """A Kubernetes-style quantity (``250m``, ``0.5``, ``128Mi``, ``1G``, ``1e3``) as a number;
-    ``ValueError`` for anything else."""
-    match = _QUANTITY.fullmatch(str(text).strip())
-    if match is None:
-        raise ValueError(f"not a quantity: {text!r}")
-    number, suffix = match.groups()
-    try:
-        value = Decimal(number)
-        if suffix[:1] in ("e", "E"):
-            return value * Decimal(10) ** int(suffix[1:])
-        return value * _SUFFIX[suffix]
-    except (InvalidOperation, KeyError, ValueError):
-        raise ValueError(f"not a quantity: {text!r}") from None
+class Blocked(ValueError):
+    """The server says a secret reference of the workload does not hold (``status.warning``)."""
 
 
-def millicores(text: str) -> int:
-    return max(1, int(quantity(text) * 1000))
+def network_name(org: str, gvc: str) -> str:
+    """The engine network of a GVC: its workloads reach each other there by internal name."""
+    return f"plinth_{org}_{gvc}"
 
 
-def memory_bytes(text: str) -> int:
-    return int(quantity(text))
+def internal_name(workload: str, gvc: str) -> str:
+    """``{workload}.{gvc}.cpln.local``, what the server reports as ``status.internalName``."""
+    return f"{workload}.{gvc}.{INTERNAL_DOMAIN}"
+
+
+def secret_references(workload: Mapping[str, Any]) -> list[str]:
+    """Every ``cpln://secret/`` reference of the workload's containers (env values, volumes)."""
+    found: list[str] = []
+    for container in (workload.get("spec") or {}).get("containers") or ():
+        for entry in container.get("env") or ():
+            if str(entry.get("value") or "").startswith(SECRET_PREFIX):
+                found.append(str(entry["value"]))
+        for volume in container.get("volumes") or ():
+            if str(volume.get("uri") or "").startswith(SECRET_PREFIX):
+                found.append(str(volume["uri"]))
+    return list(dict.fromkeys(found))
 
 
 def self_parts(doc: Mapping[str, Any]) -> list[str]:
@@ -181,16 +182,23 @@ def plan_workload(
     *,
     resolve: Resolver,
     labels: Mapping[str, str] | None = None,
+    files: FileResolver | None = None,
 ) -> list[ReplicaSpec]:
     """The replicas ``workload`` wants on each of ``locations`` (module docstring), ordered by
-    location, then replica index, then container (the order a stateful workload starts in)."""
+    location, then replica index, then container (the order a stateful workload starts in).
+    ``files`` gives a secret volume's files; without it secret volumes are not planned."""
     name = str(workload["name"])
+    warning = (workload.get("status") or {}).get("warning")
+    if warning and secret_references(workload):
+        raise Blocked(str(warning))
     stateful = (workload.get("spec") or {}).get("type") == "stateful"
     planned: list[ReplicaSpec] = []
     for location in locations:
         for index in range(replicas_at(dict(workload), location)):
             volume_index = index if stateful else None
-            planned += replica_specs(workload, gvc, location, f"{name}-{index}", volume_index, resolve, labels)
+            planned += replica_specs(
+                workload, gvc, location, f"{name}-{index}", volume_index, resolve, labels, files=files, mesh=True
+            )
     return planned
 
 
@@ -202,8 +210,13 @@ def replica_specs(
     volume_index: int | None,
     resolve: Resolver,
     labels: Mapping[str, str] | None = None,
+    *,
+    files: FileResolver | None = None,
+    mesh: bool = False,
 ) -> list[ReplicaSpec]:
-    """One spec per container of the replica named ``replica`` (a job run's name for cron)."""
+    """One spec per container of the replica named ``replica`` (a job run's name for cron).
+    With ``mesh`` it joins the GVC's network under its internal names (long-running replicas;
+    the cron runner does not make networks, so its jobs stay on the engine's default one)."""
     parts = self_parts(workload)
     org, gvc_name, name = parts[1], parts[3], str(workload["name"])
     spec = workload.get("spec") or {}
@@ -213,8 +226,17 @@ def replica_specs(
     if stamp is not None:
         extra[DEPLOY_TIMESTAMP] = str(stamp)
     planned: list[ReplicaSpec] = []
+    aliases = (
+        internal_name(name, gvc_name),
+        f"replica-{replica.rsplit('-', 1)[-1]}.{name}.{location}.{gvc_name}.{INTERNAL_DOMAIN}",
+    )
     for container in spec.get("containers") or ():
         ports = container_ports(container)
+        secret_files: list[SecretFile] = []
+        for volume in container.get("volumes") or ():
+            uri = str(volume.get("uri") or "")
+            if files is not None and uri.startswith(SECRET_PREFIX):
+                secret_files += files(uri, str(volume["path"]))
         injected = {
             "CPLN_ORG": org,
             "CPLN_GVC": gvc_name,
@@ -245,6 +267,9 @@ def replica_specs(
                 ports=tuple(ports),
                 volumes=_volumes(container, (org, gvc_name, location), volume_index, dict(labels or {})),
                 hostname=replica,
+                network=network_name(org, gvc_name) if mesh else None,
+                aliases=aliases if mesh else (),
+                secret_files=tuple(secret_files),
             )
         )
     return planned

@@ -90,7 +90,8 @@ async def check(probe: Probe, driver: ContainerEngine, info: ContainerInfo) -> s
         return f"probe port {probe.port} is not published"
     if probe.handler == "tcp":
         try:
-            _, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", host_port), probe.timeout_s)
+            async with asyncio.timeout(probe.timeout_s):  # not wait_for: it can swallow a cancellation
+                _, writer = await asyncio.open_connection("127.0.0.1", host_port)
         except (OSError, TimeoutError) as exc:
             return f"tcp probe on port {probe.port} failed: {exc or 'timed out'}"
         writer.close()

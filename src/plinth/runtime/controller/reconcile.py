@@ -33,13 +33,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from plinth.runtime.containers.protocol import (
     GVC,
     LOCATION,
+    MANAGED,
     ORG,
     WORKLOAD,
     ContainerEngine,
@@ -48,6 +49,7 @@ from plinth.runtime.containers.protocol import (
     ReplicaSpec,
 )
 from plinth.runtime.controller.plan import CONTAINER, REPLICA, TYPE
+from plinth.runtime.controller.rollout import RolloutPolicy, batches
 
 #: How long a new container may take to be running before the step counts as failed.
 RUNNING_TIMEOUT_S = 60.0
@@ -57,6 +59,8 @@ POLL_S = 0.1
 
 Slot = tuple[str, str, str, str, str, str]  # org, gvc, workload, location, replica, container
 WorkloadKey = tuple[str, str, str]  # org, gvc, workload
+#: Called with the engine names of running containers about to be stopped (the gateway drains them).
+Drain = Callable[[Sequence[str]], Awaitable[None]]
 
 
 @dataclass
@@ -116,6 +120,8 @@ async def reconcile(
     running_timeout_s: float = RUNNING_TIMEOUT_S,
     hold: Collection[WorkloadKey] = (),
     gate: RestartGate | None = None,
+    rollouts: Mapping[WorkloadKey, RolloutPolicy] | None = None,
+    drain: Drain | None = None,
 ) -> ReconcileReport:
     """One pass (module docstring). Every desired spec must carry every ``scope`` label (the
     plan's ``labels`` argument), or the next pass would not see what this one made. Engine
@@ -124,7 +130,9 @@ async def reconcile(
     (``(org, gvc, workload)``: one whose plan could not be made, e.g. a secret it cannot read)
     are left exactly as they are: neither collected nor replaced. With a ``gate``, a container
     of the wanted template that ended is removed and reported to it as a crash, and a slot the
-    gate holds back is left down, reported in :attr:`ReconcileReport.waiting`."""
+    gate holds back is left down, reported in :attr:`ReconcileReport.waiting`. ``rollouts``
+    gives each workload's :class:`~.rollout.RolloutPolicy` (defaults otherwise); ``drain`` is
+    told which running containers are about to be stopped, before they are."""
     scope = dict(scope or {})
     report = ReconcileReport()
     wanted: dict[Slot, ReplicaSpec] = {}
@@ -159,16 +167,40 @@ async def reconcile(
         by_workload[slot[:3]].append(slot)
     images: dict[str, asyncio.Task[None]] = {}
 
+    async def one_replica(policy: RolloutPolicy, group: Sequence[Slot], in_place: bool) -> None:
+        for slot in group:
+            step = _Step(driver, report, images, running_timeout_s, gate, scope, in_place, policy.min_ready_s, drain)
+            await step.converge(slot, wanted[slot], running.get(slot, []))
+
     async def one_workload(key: WorkloadKey, slots: Sequence[Slot]) -> None:
+        policy = (rollouts or {}).get(key) or RolloutPolicy()
         try:
-            for slot in slots:  # in plan order: a stateful workload starts replica 0 first
-                step = _Step(driver, report, images, running_timeout_s, gate)
-                await step.converge(slot, wanted[slot], running.get(slot, []))
+            for batch in batches(policy, slots, wanted[slots[0]].labels.get(TYPE) == "stateful"):
+                outcomes = await asyncio.gather(
+                    *(one_replica(policy, group, in_place) for group, in_place in batch), return_exceptions=True
+                )
+                for outcome in outcomes:
+                    if isinstance(outcome, BaseException):
+                        raise outcome
         except (EngineError, StepFailed) as exc:
             report.errors["/".join(key)] = str(exc)
 
     await asyncio.gather(*(one_workload(key, slots) for key, slots in by_workload.items()))
     return report
+
+
+async def _ensure_network(
+    driver: ContainerEngine, spec: ReplicaSpec, scope: Mapping[str, str], images: dict[str, asyncio.Task[None]]
+) -> None:
+    """Make the GVC network ``spec`` joins (labelled with the scope, its org and GVC), once per
+    pass (it shares the pass's task cache with images, under a key images never have)."""
+    if not spec.network:
+        return
+    labels = {**scope, MANAGED: "true", ORG: spec.labels[ORG], GVC: spec.labels[GVC]}
+    key = f"network:{spec.network}"
+    if key not in images:
+        images[key] = asyncio.ensure_future(driver.ensure_network(spec.network, labels))
+    await asyncio.shield(images[key])
 
 
 async def _ensure_image(driver: ContainerEngine, image: str, images: dict[str, asyncio.Task[None]]) -> None:
@@ -192,6 +224,11 @@ class _Step:
     images: dict[str, asyncio.Task[None]]
     running_timeout_s: float
     gate: RestartGate | None
+    scope: Mapping[str, str] = field(default_factory=dict)
+    #: Stop the old container before the new one starts (a rollout's "unavailable" share).
+    in_place: bool = False
+    min_ready_s: float = 0.0
+    drain: Drain | None = None
 
     async def converge(self, slot: Slot, spec: ReplicaSpec, current: Sequence[ContainerInfo]) -> None:
         driver, report = self.driver, self.report
@@ -215,12 +252,17 @@ class _Step:
                 report.waiting[target.name] = wait
                 return
         # Must go before the new one starts: anything dead, and anything holding the target name
-        # (a stateful replica's old container, or one made under another key).
-        first = [c for c in current if c.name == target.name or not c.running]
+        # (a stateful replica's old container, or one made under another key); everything when
+        # the replica is replaced in place.
+        replacing = any(c.running for c in current)
+        first = [c for c in current if c.name == target.name or not c.running or self.in_place]
         later = [c for c in current if c not in first]
         await _ensure_image(driver, target.image, self.images)
         for mount in target.volumes:  # made with its labels before the engine would make it bare
             await driver.ensure_volume(mount.volume, dict(mount.labels))
+        await _ensure_network(driver, target, self.scope, self.images)
+        if self.drain is not None and any(c.running for c in first):
+            await self.drain([c.name for c in first if c.running])
         for info in first:
             await _retire(driver, info.name, report)
         await driver.run(target)
@@ -232,7 +274,7 @@ class _Step:
                 self.gate.crashed(slot, digest, str(exc))
             raise
         stateful = spec.labels.get(TYPE) == "stateful"
-        if self.gate is not None and (later or stateful):
+        if self.gate is not None and (later or stateful or (self.in_place and replacing)):
             # A surge retires the old replica only once the new one is ready; a stateful
             # workload starts its next replica only once this one is (Kubernetes' OrderedReady).
             why = await self.gate.until_ready(driver, target.name, self.running_timeout_s)
@@ -242,6 +284,10 @@ class _Step:
                 raise StepFailed(why)
             if why is not None:
                 raise StepFailed(why)  # left running, not ready; later replicas wait for a pass
+        if self.min_ready_s > 0 and (later or replacing or stateful):
+            await asyncio.sleep(self.min_ready_s)  # minReadySeconds: ready for this long counts
+        if self.drain is not None and later:
+            await self.drain([c.name for c in later])
         for info in later:  # the surge: the new one runs, so the old one may go
             await _retire(driver, info.name, report)
 
