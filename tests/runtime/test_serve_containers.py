@@ -113,6 +113,8 @@ def test_a_workload_runs_and_answers_through_the_gateway(running: RuntimeServer)
         return deployment if ready else None
 
     deployment = wait_for(reported_ready, "the workload reported ready through the API")
+    with running.api.client() as api:  # its endpoint is the gateway's own URL for it
+        assert api.get(path).json()["status"]["endpoint"] == f"http://web-{alias}.localhost:{running.gateway_port}"
     assert deployment["status"]["lastProcessedVersion"] == deployment["status"]["expectedDeploymentVersion"]
     assert deployment["status"]["versions"][0]["ready"] is True
 

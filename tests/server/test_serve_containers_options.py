@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from plinth.cli.store.serve import serve_command
+from plinth.cli.store.serve_containers import workload_endpoints
 
 
 @pytest.mark.parametrize(
@@ -34,3 +35,19 @@ def test_no_engine_says_what_to_install(tmp_path: Path, monkeypatch: pytest.Monk
     result = CliRunner().invoke(serve_command, ["--runtime", "containers", "--data-dir", str(tmp_path / "d")])
     assert result.exit_code == 1
     assert "no container engine found" in result.output and "apt-get install podman" in result.output
+
+
+@pytest.mark.parametrize(
+    ("runtime", "base", "listen", "endpoint"),
+    [
+        ("containers", "cpln.app", "127.0.0.1:8880", "http://web-x.localhost:8880"),
+        ("containers", "apps.test", "127.0.0.1:80", "http://web-x.apps.test"),
+        ("simulated", "cpln.app", "127.0.0.1:8880", "https://web-x.cpln.app"),
+    ],
+)
+def test_workload_endpoints_are_the_gateways_with_the_container_runtime(
+    runtime: str, base: str, listen: str, endpoint: str
+) -> None:
+    """With --runtime containers a workload's status.endpoint is a URL the gateway answers."""
+    domain, form = workload_endpoints(runtime, base, {"gateway_listen": listen})
+    assert form.format(host=f"web-x.{domain}") == endpoint

@@ -86,7 +86,15 @@ async def build(
     they are kept); the record stored, its answer and what other items see never do."""
     now = core.clock()
     item_id = old["id"] if old else (t.name if t.kind.schema.addressed_by_id else new_id())
-    ctx = KindContext(org=t.org, now=now, gvc=t.gvc, parent=parent, id=item_id, base_domain=core.statuses.base_domain)
+    ctx = KindContext(
+        org=t.org,
+        now=now,
+        gvc=t.gvc,
+        parent=parent,
+        id=item_id,
+        base_domain=core.statuses.base_domain,
+        endpoint_format=core.statuses.endpoint_format,
+    )
     stripped = pipeline.strip_server_owned(t.kind, w.make_body(old))
     system = w.make_system(old) if w.make_system else None
     candidate, errors = pipeline.build_candidate(t.kind, stripped, old, ctx, t.name, system)

@@ -27,7 +27,7 @@ from plinth.engine.standard import standard_extensions
 from plinth.engine.statuses import StatusInputs
 from plinth.engine.store_errors import storage_error
 from plinth.errors import MethodNotAllowed, not_found
-from plinth.kinds.base import DEFAULT_BASE_DOMAIN, Item, KindSpec
+from plinth.kinds.base import DEFAULT_BASE_DOMAIN, DEFAULT_ENDPOINT_FORMAT, Item, KindSpec
 from plinth.runtime.base import Runtime
 from plinth.runtime.simulated import SimulatedRuntime
 from plinth.sealing import Sealer
@@ -44,6 +44,7 @@ class EngineCore:
         clock: Callable[[], str] = now_iso,
         runtime: Runtime | None = None,
         base_domain: str = DEFAULT_BASE_DOMAIN,
+        endpoint_format: str = DEFAULT_ENDPOINT_FORMAT,
         sealer: Sealer | None = None,
         extensions: Sequence[ExtensionFactory] | None = None,
         access_control: AccessControl | None = None,
@@ -54,7 +55,7 @@ class EngineCore:
         #: Seals the fields kinds declare ``sealed`` (``engine/sealed.py``); without one, writes
         #: and reveals of such kinds answer 503.
         self.sealer = sealer
-        self.statuses = StatusInputs(storage, kinds, runtime or SimulatedRuntime(), base_domain)
+        self.statuses = StatusInputs(storage, kinds, runtime or SimulatedRuntime(), base_domain, endpoint_format)
         #: The process's policy sets, shared by authorization and the extensions that ask them.
         self.access_control = access_control or AccessControl(storage, kinds, GenerationWatcher(storage))
         host = ExtensionHost(

@@ -111,7 +111,14 @@ async def _forget(core: EngineCore, t: Address, actor: str, now: str) -> list[Op
             if item is None:
                 continue
             gvc = record.key.parent or None
-            base = KindContext(org=t.org, now=now, gvc=gvc, id=old["id"], base_domain=core.statuses.base_domain)
+            base = KindContext(
+                org=t.org,
+                now=now,
+                gvc=gvc,
+                id=old["id"],
+                base_domain=core.statuses.base_domain,
+                endpoint_format=core.statuses.endpoint_format,
+            )
             errors = kind.rules.validate(item, old, base)
             href = Address.stored(kind, record.key).href
             if errors:

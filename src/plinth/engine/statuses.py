@@ -35,7 +35,7 @@ from plinth.engine.extensions import Extensions
 from plinth.engine.observed_records import read_observed
 from plinth.engine.placement import holds_query
 from plinth.engine.references import check_references, refresh_dependants
-from plinth.kinds.base import Item, KindContext, KindSpec
+from plinth.kinds.base import DEFAULT_ENDPOINT_FORMAT, Item, KindContext, KindSpec
 from plinth.kinds.links import gvc_locations
 from plinth.meta import parse_link
 from plinth.runtime.base import Placement, Runtime
@@ -60,6 +60,7 @@ class StatusInputs:
     kinds: Mapping[str, KindSpec]
     runtime: Runtime
     base_domain: str
+    endpoint_format: str = DEFAULT_ENDPOINT_FORMAT
     #: Set by the engine once its extensions are built (they settle statuses through this).
     extensions: Extensions = field(default_factory=lambda: Extensions(()))
 
@@ -115,7 +116,13 @@ class StatusInputs:
             placement = Placement(item, ctx.parent, href, locations, self.base_domain, blocked, observed)
             summary = self.runtime.summary(placement)
             reported = {"ready": summary.ready, "replicas": summary.replicas, "message": summary.message}
-        return replace(ctx, referrers=referrers, reported=reported, base_domain=self.base_domain)
+        return replace(
+            ctx,
+            referrers=referrers,
+            reported=reported,
+            base_domain=self.base_domain,
+            endpoint_format=self.endpoint_format,
+        )
 
     async def refresh_referenced(
         self, changed: KindSpec, org: str, href: str, before: set[str], after: set[str], now: str

@@ -63,6 +63,8 @@ CRUD_VERBS: frozenset[str] = frozenset({"get", "list", "create", "replace", "pat
 #: The public base domain of generated host names unless the server is given another
 #: (``--base-domain``): the hosted platform's, so endpoints have the shapes clients expect.
 DEFAULT_BASE_DOMAIN = "cpln.app"
+#: How a generated host name becomes a URL clients reach (a workload's endpoint): the platform's.
+DEFAULT_ENDPOINT_FORMAT = "https://{host}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +135,9 @@ class KindContext:
       hook derive stable server-owned values from it (a GVC's ``alias``).
     - ``base_domain``: the server's public base domain for generated host names
       (``--base-domain``; a workload's endpoints, a domain's DNS targets).
+    - ``endpoint_format``: how such a host name becomes the URL clients reach, ``{host}``
+      replaced: ``https://{host}`` as on the platform; with ``--runtime containers``, the
+      gateway's ``http://{host}:{port}`` (docs/runtime.md).
     - ``referrers``: for ``Status.compute`` of a kind whose status :class:`ReadsLinkers`, the
       links of the items of those kinds that link to this item, sorted (a volume set's workloads).
     - ``reported``: for ``Status.compute`` of a kind whose status :class:`ReadsRuntime`, what the
@@ -158,6 +163,7 @@ class KindContext:
     resolved: Mapping[str, Item | None] = field(default_factory=dict)
     id: str | None = None
     base_domain: str = DEFAULT_BASE_DOMAIN
+    endpoint_format: str = DEFAULT_ENDPOINT_FORMAT
     referrers: tuple[str, ...] = ()
     reported: Mapping[str, Any] | None = None
     placements: Mapping[str, tuple[str, ...]] = field(default_factory=dict)

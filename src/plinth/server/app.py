@@ -180,6 +180,7 @@ class PlinthApp:
                 REGISTRY,
                 runtime=runtime,
                 base_domain=self.settings.base_domain,
+                endpoint_format=self.settings.endpoint_format,
                 sealer=self.sealer,
                 extensions=standard_extensions(),
                 access_control=access,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from plinth.kinds.base import DEFAULT_BASE_DOMAIN
+from plinth.kinds.base import DEFAULT_BASE_DOMAIN, DEFAULT_ENDPOINT_FORMAT
 
 if TYPE_CHECKING:
     from plinth.sealing import OpenedKeys
@@ -61,6 +61,8 @@ class Settings:
     runtime: str = "simulated"
     #: The public base domain of generated host names (workload endpoints, domain DNS targets).
     base_domain: str = DEFAULT_BASE_DOMAIN
+    #: How a workload's host name becomes its endpoint URL (``KindContext.endpoint_format``).
+    endpoint_format: str = DEFAULT_ENDPOINT_FORMAT
     #: The URL clients reach this server at (``/discovery`` builds every endpoint from it, never
     #: from a request's ``Host`` header). ``None``: the listen address (``public_base``).
     public_url: str | None = None

@@ -70,6 +70,20 @@ def _labels(values: tuple[str, ...]) -> dict[str, str]:
     return labels
 
 
+def workload_endpoints(runtime: str, base_domain: str, more: dict[str, Any]) -> tuple[str, str]:
+    """``(base domain, endpoint format)`` of workload endpoints. With ``--runtime containers``
+    they are the gateway's, so ``status.endpoint`` is a URL that answers: hosts under
+    ``--base-domain``, or ``localhost`` (which resolves here) while it is the platform's
+    default, over http on the gateway's port (docs/runtime.md)."""
+    from plinth.kinds.base import DEFAULT_BASE_DOMAIN, DEFAULT_ENDPOINT_FORMAT
+
+    if runtime != "containers":
+        return base_domain, DEFAULT_ENDPOINT_FORMAT
+    port = str(more.get("gateway_listen") or "").rpartition(":")[2]
+    domain = "localhost" if base_domain == DEFAULT_BASE_DOMAIN else base_domain
+    return domain, "http://{host}" + ("" if port in ("", "80") else f":{port}")
+
+
 def controller_options(runtime: str, more: dict[str, Any]) -> tuple[ControllerOptions | None, dict[str, Any]]:
     """The controller to start (``None``: none) and the options left for the others."""
     mine = {name: more.pop(name) for name in _NAMES}

@@ -59,7 +59,7 @@ def compute_workload_status(item: Item, ctx: KindContext) -> dict[str, Any]:
     if "id" in gvc:
         status["parentId"] = gvc["id"]
     if spec.get("type") != "cron" and gvc.get("alias"):
-        endpoint = f"https://{name}-{gvc['alias']}.{ctx.base_domain}"
+        endpoint = ctx.endpoint_format.format(host=f"{name}-{gvc['alias']}.{ctx.base_domain}")
         status["canonicalEndpoint"] = endpoint
         status["endpoint"] = endpoint
     status["internalName"] = f"{name}.{gvc_name}.{INTERNAL_DOMAIN}"
