@@ -18,6 +18,7 @@ import pytest
 from plinth.runtime.containers import CliEngine, ContainerInfo, ExecResult, ReplicaSpec
 from plinth.runtime.containers.protocol import MANAGED, WORKLOAD
 from plinth.runtime.controller import REPLICA, engine_name, reconcile
+from plinth.runtime.controller.pulls import PullBackoff
 from tests.aio import RunAsync
 from tests.runtime.controller.conftest import LOCATION, READY_WAIT_S, SCOPE, World, _engine
 from tests.support.containers import INDEX, ContainerKit, get_when_up, podman
@@ -243,6 +244,41 @@ def test_a_missing_image_is_reported_for_its_workload_and_the_others_still_run(
     assert list(report.errors) == [f"{world.org}/main/broken"] and absent in report.errors[f"{world.org}/main/broken"]
     infos = world.running(run_async, engine)
     assert [i.labels[WORKLOAD] for i in infos.values()] == ["fine"]
+
+
+class CountingPulls(Watching):
+    """The real driver, counting the pulls it is asked for."""
+
+    def __init__(self, inner: CliEngine, scope: Mapping[str, str]) -> None:
+        super().__init__(inner, scope)
+        self.pulls = 0
+
+    async def pull(self, image: str) -> None:
+        self.pulls += 1
+        await self.inner.pull(image)
+
+
+def test_a_failed_pull_is_retried_with_back_off_and_says_so(
+    world: World, engine: CliEngine, run_async: RunAsync
+) -> None:
+    absent = "localhost/plinth-test-absent:never-built"
+    now = [0.0]
+    pulls = PullBackoff(base_s=10, cap_s=300, clock=lambda: now[0])
+    driver = CountingPulls(engine, world.scope)
+    desired = world.desired(world.workload("broken", image=absent))
+    key = f"{world.org}/main/broken"
+
+    def error() -> str:
+        return run_async(reconcile(desired, driver, scope=world.scope, pulls=pulls)).errors[key]
+
+    first = error()
+    assert driver.pulls == 1 and absent in first and "(1 failed pull;" in first
+    now[0] = 9.0  # within the back-off: the pass fails at once with the same message, no pull
+    assert error() == first and driver.pulls == 1
+    now[0] = 10.5
+    assert "(2 failed pulls;" in error() and driver.pulls == 2
+    now[0] = 25.0  # the second wait is 20 s
+    assert error().endswith("(2 failed pulls; next try with back-off)") and driver.pulls == 2
 
 
 def test_a_desired_spec_outside_the_scope_is_refused(world: World, engine: CliEngine, run_async: RunAsync) -> None:

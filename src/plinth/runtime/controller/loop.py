@@ -47,6 +47,7 @@ from plinth.runtime.controller.networks import NetworkKeeper
 from plinth.runtime.controller.placement import PlacementCache
 from plinth.runtime.controller.plan import CONTAINER, Resolver, plan_workload
 from plinth.runtime.controller.probes import Probe, container_probes
+from plinth.runtime.controller.pulls import PullBackoff
 from plinth.runtime.controller.reconcile import ReconcileReport, reconcile, slot_of
 from plinth.runtime.controller.rollout import rollout_policies
 from plinth.runtime.controller.secrets import SecretCache, SecretUnavailable
@@ -114,6 +115,8 @@ class ControlLoop:
         self.last_report: ReconcileReport | None = None
         #: Probes, restart back-off and what was observed per workload (``supervisor.observed()``).
         self.supervisor = supervisor or Supervisor()
+        #: Failed image pulls and their back-off (``pulls.py``).
+        self.pulls = PullBackoff()
         self.supervisor.probes_for = self._probes_for
         #: Loads a route table into the gateway (``lambda t: caddy.apply(t, listen)``), if any.
         self.gateway, self.base_domain = gateway, base_domain
@@ -165,6 +168,7 @@ class ControlLoop:
             scope=self.scope,
             hold=set(held),
             gate=self.supervisor,
+            pulls=self.pulls,
             rollouts=rollouts,
             drain=self._drain if self.gateway is not None else None,
         )

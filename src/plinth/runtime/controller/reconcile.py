@@ -46,9 +46,11 @@ from plinth.runtime.containers.protocol import (
     ContainerEngine,
     ContainerInfo,
     EngineError,
+    ImagePullError,
     ReplicaSpec,
 )
 from plinth.runtime.controller.plan import CONTAINER, REPLICA, TYPE
+from plinth.runtime.controller.pulls import PullBackoff
 from plinth.runtime.controller.rollout import RolloutPolicy, batches
 
 #: How long a new container may take to be running before the step counts as failed.
@@ -122,6 +124,7 @@ async def reconcile(
     gate: RestartGate | None = None,
     rollouts: Mapping[WorkloadKey, RolloutPolicy] | None = None,
     drain: Drain | None = None,
+    pulls: PullBackoff | None = None,
 ) -> ReconcileReport:
     """One pass (module docstring). Every desired spec must carry every ``scope`` label (the
     plan's ``labels`` argument), or the next pass would not see what this one made. Engine
@@ -169,7 +172,9 @@ async def reconcile(
 
     async def one_replica(policy: RolloutPolicy, group: Sequence[Slot], in_place: bool) -> None:
         for slot in group:
-            step = _Step(driver, report, images, running_timeout_s, gate, scope, in_place, policy.min_ready_s, drain)
+            step = _Step(
+                driver, report, images, running_timeout_s, gate, scope, in_place, policy.min_ready_s, drain, pulls
+            )
             await step.converge(slot, wanted[slot], running.get(slot, []))
 
     async def one_workload(key: WorkloadKey, slots: Sequence[Slot]) -> None:
@@ -203,12 +208,26 @@ async def _ensure_network(
     await asyncio.shield(images[key])
 
 
-async def _ensure_image(driver: ContainerEngine, image: str, images: dict[str, asyncio.Task[None]]) -> None:
-    """Pull ``image`` unless the engine has it, once per pass however many replicas want it."""
+async def _ensure_image(
+    driver: ContainerEngine, image: str, images: dict[str, asyncio.Task[None]], pulls: PullBackoff | None = None
+) -> None:
+    """Pull ``image`` unless the engine has it, once per pass however many replicas want it;
+    with ``pulls``, a pull that failed is not tried again until its back-off is over."""
 
     async def fetch() -> None:
-        if not await driver.image_present(image):
+        if await driver.image_present(image):
+            if pulls is not None:
+                pulls.succeeded(image)
+            return
+        if pulls is None:
             await driver.pull(image)
+            return
+        pulls.check(image)
+        try:
+            await driver.pull(image)
+        except ImagePullError as exc:
+            raise pulls.failed(image, str(exc)) from None
+        pulls.succeeded(image)
 
     if image not in images:
         images[image] = asyncio.ensure_future(fetch())
@@ -229,6 +248,7 @@ class _Step:
     in_place: bool = False
     min_ready_s: float = 0.0
     drain: Drain | None = None
+    pulls: PullBackoff | None = None
 
     async def converge(self, slot: Slot, spec: ReplicaSpec, current: Sequence[ContainerInfo]) -> None:
         driver, report = self.driver, self.report
@@ -257,7 +277,7 @@ class _Step:
         replacing = any(c.running for c in current)
         first = [c for c in current if c.name == target.name or not c.running or self.in_place]
         later = [c for c in current if c not in first]
-        await _ensure_image(driver, target.image, self.images)
+        await _ensure_image(driver, target.image, self.images, self.pulls)
         for mount in target.volumes:  # made with its labels before the engine would make it bare
             await driver.ensure_volume(mount.volume, dict(mount.labels))
         await _ensure_network(driver, target, self.scope, self.images)
