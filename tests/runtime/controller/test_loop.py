@@ -385,7 +385,7 @@ def test_a_position_the_server_does_not_know_is_answered_410_and_listed_again(
 
     run_async(sync())
     # Synced only happens after a full list: the 410 made each stream (GVCs, workloads,
-    # domains, locations, secrets) list again.
-    assert informer.lists == 5
+    # domains, locations, secrets, volume sets) list again.
+    assert informer.lists == 6
     assert set(informer.gvcs) == {GVC}
     assert {name for _, name in informer.workloads} == {doc["name"] for doc in listed}

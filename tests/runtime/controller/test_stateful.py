@@ -1,6 +1,6 @@
 """Stateful workloads against real podman: stable replica names started in order, and each
 replica's volume-set volume its own, kept across a restart and a template update, removed by
-the volume set's hook. Volumes carry the test run's label, so the session's clean-up finds
+the volume keeper once the volume set is gone. Volumes carry the test run's label, so the session's clean-up finds
 any a failing test leaves."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 from plinth.runtime.containers import CliEngine
 from plinth.runtime.controller import REPLICA, reconcile
 from plinth.runtime.controller.plan import VOLUME_SET, volume_name
-from plinth.runtime.controller.volumes import remove_volume_set
+from plinth.runtime.controller.volumes import VolumeKeeper, remove_volume_set
 from tests.aio import RunAsync
 from tests.runtime.controller.conftest import LOCATION, World
 
@@ -56,11 +56,15 @@ def test_stateful_replicas_keep_their_own_volume_until_the_volume_set_goes(
         world.sync(run_async, engine, _stateful(world, env="two"))
         assert _sh(run_async, engine, by_replica["vsdb-1"], "cat /data/who") == "vsdb-1"
 
-        # The workload goes, the volumes stay; the volume set goes, so do they.
+        # The workload goes, the volumes stay while the volume set exists; it goes, so do they.
+        keeper = VolumeKeeper()
+        keeper.planned(world.desired(doc))
         run_async(reconcile([], engine, scope=scope))
+        assert run_async(keeper.collect(engine, world.org, scope, {("main", "data")})) == {}
         assert list(run_async(engine.list_volumes({**scope, VOLUME_SET: "data"}))) == expected
-        assert list(run_async(remove_volume_set(engine, world.org, "main", "data", scope))) == expected
+        assert run_async(keeper.collect(engine, world.org, scope, set())) == {}
         assert list(run_async(engine.list_volumes({**scope, VOLUME_SET: "data"}))) == []
+        assert keeper.known == set()
     finally:
         run_async(reconcile([], engine, scope=scope))
         run_async(remove_volume_set(engine, world.org, "main", "data", scope))

@@ -202,7 +202,15 @@ class Informer:
         self._domains = _Stream(self, f"/org/{org}/domain", _gvc_key, resource_version)
         self._locations = _Stream(self, f"/org/{org}/location", _gvc_key, resource_version)
         self._secrets = _Stream(self, f"/org/{org}/secret", _gvc_key, resource_version)
-        self._streams = (self._gvcs, self._workloads, self._domains, self._locations, self._secrets)
+        self._volume_sets = _Stream(self, f"/org/{org}/volumeset", _workload_key, resource_version)
+        self._streams = (
+            self._gvcs,
+            self._workloads,
+            self._domains,
+            self._locations,
+            self._secrets,
+            self._volume_sets,
+        )
 
     @property
     def gvcs(self) -> Mapping[str, dict[str, Any]]:
@@ -228,6 +236,11 @@ class Informer:
     def secrets(self) -> Mapping[str, dict[str, Any]]:
         """Secrets by name, as a GET shows them: type and version, never a value."""
         return self._secrets.items
+
+    @property
+    def volume_sets(self) -> Mapping[tuple[str, str], dict[str, Any]]:
+        """Volume sets by ``(gvc, name)`` (their volumes go when they go: ``volumes.py``)."""
+        return self._volume_sets.items
 
     def locations_state(self) -> tuple[Any, ...]:
         """Changes whenever a location changes or any kind is listed again: when a

@@ -24,7 +24,8 @@ revealed through the API (``secrets.SecretCache``, only those whose version chan
 GVCs' ``locationQuery`` are asked of the server (``placement.PlacementCache``). A workload
 whose secret reference the server says does not hold (``status.warning``), or whose value the
 controller could not read, is held with a message naming the reference, never a value.
-After the pass, the networks of GVCs that are gone are removed (``networks.NetworkKeeper``).
+After the pass, the networks of GVCs that are gone are removed (``networks.NetworkKeeper``),
+and the volumes of volume sets that are gone (``volumes.VolumeKeeper``).
 
 **Reporting.** ``after_pass`` (``reporter.Reporter``) runs at the end of every pass: it posts
 what the supervisor observed to the API. A failure is an error of the pass (key ``report``).
@@ -53,6 +54,7 @@ from plinth.runtime.controller.rollout import rollout_policies
 from plinth.runtime.controller.secrets import SecretCache, SecretUnavailable
 from plinth.runtime.controller.supervisor import Supervisor
 from plinth.runtime.controller.tasks import cancel_and_wait
+from plinth.runtime.controller.volumes import VolumeKeeper
 from plinth.runtime.gateway.domains import DEFAULT_BASE_DOMAIN, route_table
 from plinth.runtime.gateway.routes import RouteTable
 
@@ -106,6 +108,7 @@ class ControlLoop:
         self.secrets = SecretCache(informer.client, self.org)
         self.placements = PlacementCache(informer.client, self.org)
         self.networks = NetworkKeeper()
+        self.volumes = VolumeKeeper()
         self.resolve: Resolver = resolve or self.secrets.resolve
         self.debounce_s = debounce_s
         self.retry_s = retry_s
@@ -161,6 +164,7 @@ class ControlLoop:
         await self.prepare()
         specs, held = self.desired()
         self.networks.planned(specs, GVC)
+        self.volumes.planned(specs)
         rollouts = rollout_policies(self.informer.workloads.values(), self.org)
         report = await reconcile(
             specs,
@@ -176,6 +180,9 @@ class ControlLoop:
         report.errors.update({"/".join(key): message for key, message in held.items()})
         report.errors.update(self.placements.errors)
         report.errors.update(await self.networks.collect(self.driver, set(self.informer.gvcs)))
+        report.errors.update(
+            await self.volumes.collect(self.driver, self.org, self.scope, set(self.informer.volume_sets))
+        )
         self.last_report = report
         self.errors = dict(report.errors)
         await self._update_gateway(report)
