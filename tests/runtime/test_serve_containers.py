@@ -23,7 +23,7 @@ import pytest
 from plinth.runtime.containers import identity_labels
 from tests.support import pg
 from tests.support.containers import INDEX, ContainerKit, podman
-from tests.support.runtime_server import RuntimeServer, start_runtime_server, wait_for
+from tests.support.runtime_server import RuntimeServer, processes, start_runtime_server, wait_for
 
 LOCATION = "aws-us-east-2"
 
@@ -252,13 +252,4 @@ def test_a_dead_controller_is_restarted_and_adopts(running: RuntimeServer) -> No
 
 def gateways(runtime: RuntimeServer) -> list[int]:
     """Caddy processes running from this server's gateway directory."""
-    mark = str(runtime.data_dir.resolve() / "gateway").encode()
-    found = []
-    for proc in Path("/proc").iterdir():
-        try:
-            cmdline = (proc / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if proc.name.isdigit() and b"caddy" in cmdline and mark in cmdline:
-            found.append(int(proc.name))
-    return found
+    return processes(b"caddy", str(runtime.data_dir.resolve() / "gateway").encode())

@@ -10,6 +10,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,10 +21,12 @@ from plinth.runtime.controller import ControlLoop, Informer
 from plinth.runtime.controller.commands import CommandRunner
 from plinth.runtime.controller.reporter import Reporter
 from plinth.runtime.controller.supervisor import Supervisor
+from plinth.runtime.gateway import Caddy
+from plinth.runtime.gateway.caddy import free_loopback_port
 from tests.aio import RunAsync
 from tests.support import pg
 from tests.support.containers import TEST_RUN, ContainerKit
-from tests.support.server import ServerProcess
+from tests.support.server import ServerProcess, start_server
 
 RELIST_S = 3.0  # short, so the safety net is seen within a test
 WAIT_S = 60
@@ -190,3 +193,26 @@ def exec_out(run_async: RunAsync, name: str, argv: list[str]) -> str:
     """What ``argv`` printed inside the container ``name``."""
     result = run_async(engine(b"").exec(name, argv))
     return bytes(result.stdout).decode().strip()
+
+
+@contextlib.contextmanager
+def loop_server(
+    data_dir: Path, database: str | None, org: str, gvc: str, location: str, *args: str
+) -> Iterator[ServerProcess]:
+    """A server for a module's loop, with ``gvc`` placed in ``location`` in ``org`` (a name
+    of the module's own, so two modules' loops never meet each other's containers)."""
+    proc = start_server(data_dir, database, org=org, extra_args=args)
+    try:
+        with proc.client() as api:
+            body = {"name": gvc, "spec": {"staticPlacement": {"locationLinks": [f"//location/{location}"]}}}
+            assert api.post(f"/org/{proc.org}/gvc", json=body).status_code == 201
+        yield proc
+    finally:
+        proc.stop()
+
+
+@contextlib.contextmanager
+def loop_gateway(state_dir: Path) -> Iterator[tuple[Caddy, str]]:
+    """Caddy on 127.0.0.1, which a module's loops configure; and its listen address."""
+    with Caddy(state_dir) as caddy:
+        yield caddy, f"127.0.0.1:{free_loopback_port()}"

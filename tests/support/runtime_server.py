@@ -31,6 +31,19 @@ WAIT_S = 60
 T = TypeVar("T")
 
 
+def processes(*marks: bytes) -> list[int]:
+    """The pids of live processes whose command line holds every one of ``marks``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            cmdline = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if proc.name.isdigit() and all(mark in cmdline for mark in marks):
+            found.append(int(proc.name))
+    return found
+
+
 def wait_for(probe: Callable[[], T | None], what: str, timeout: float = WAIT_S, every: float = 0.2) -> T:
     """``probe()``'s first truthy answer, polled until ``timeout``; fails naming ``what``."""
     deadline = time.monotonic() + timeout
@@ -133,16 +146,7 @@ class RuntimeServer:
 
     def controllers(self) -> list[int]:
         """The live controller processes talking to this server (``--api`` its URL)."""
-        mark = f"--api\0{self.api.url}\0".encode()
-        found = []
-        for proc in Path("/proc").iterdir():
-            try:
-                cmdline = (proc / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if proc.name.isdigit() and b"plinth.runtime.controller" in cmdline and mark in cmdline:
-                found.append(int(proc.name))
-        return found
+        return processes(b"plinth.runtime.controller", f"--api\0{self.api.url}\0".encode())
 
     def remove_containers(self) -> None:
         """Remove every container of this scope (the finalizer; also when a test failed)."""

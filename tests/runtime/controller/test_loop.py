@@ -22,13 +22,14 @@ import pytest
 
 from plinth.runtime.controller import Informer
 from plinth.runtime.gateway import Caddy, RouteTable
-from plinth.runtime.gateway.caddy import free_loopback_port
 from tests.aio import RunAsync
 from tests.support.containers import INDEX, ContainerKit, get_when_up, podman
 from tests.support.control_loop import (
     LoopThread,
     containers,
     exec_out,
+    loop_gateway,
+    loop_server,
     running_ids,
     settled,
     until,
@@ -47,24 +48,18 @@ WAIT_S = 60
 def server(
     database: str | None, test_containers: ContainerKit, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ServerProcess]:
-    # An org per store, so the second store's loop never meets the first one's containers.
+    # An org per store, so the second store's loop never meets the first one's containers;
+    # --no-controller: the test runs its own loop beside the server.
     org = f"t{test_containers.run_id}{'p' if database else 's'}"
-    args = ("--runtime", "containers", "--no-controller")  # the test runs its own loop
-    proc = start_server(tmp_path_factory.mktemp("loop-server"), database, org=org, extra_args=args)
-    try:
-        with proc.client() as api:
-            gvc = {"name": GVC, "spec": {"staticPlacement": {"locationLinks": [f"//location/{LOCATION}"]}}}
-            assert api.post(f"/org/{proc.org}/gvc", json=gvc).status_code == 201
+    data = tmp_path_factory.mktemp("loop-server")
+    with loop_server(data, database, org, GVC, LOCATION, "--runtime", "containers", "--no-controller") as proc:
         yield proc
-    finally:
-        proc.stop()
 
 
 @pytest.fixture(scope="module")
 def gateway(test_containers: ContainerKit, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Caddy, str]]:
-    """Caddy on 127.0.0.1, which the module's loops configure; and its listen address."""
-    with Caddy(Path(tmp_path_factory.mktemp("loop-caddy"))) as caddy:
-        yield caddy, f"127.0.0.1:{free_loopback_port()}"
+    with loop_gateway(Path(tmp_path_factory.mktemp("loop-caddy"))) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")

@@ -21,20 +21,21 @@ import httpx
 import pytest
 
 from plinth.runtime.gateway import Caddy, RouteTable
-from plinth.runtime.gateway.caddy import free_loopback_port
 from tests.aio import RunAsync
 from tests.support.containers import INDEX, TEST_RUN, ContainerKit, ensure_tcp_migrate_req, podman
 from tests.support.control_loop import (
     LoopThread,
     containers,
     exec_out,
+    loop_gateway,
+    loop_server,
     running_ids,
     settled,
     until,
     workload_doc,
 )
 from tests.support.control_loop import database as database  # the module's store, both of them
-from tests.support.server import ServerProcess, start_server
+from tests.support.server import ServerProcess
 
 KEY = os.urandom(32)
 #: What a request on a kept-alive connection that the gateway closed as idle meets.
@@ -48,20 +49,14 @@ def server(
     database: str | None, test_containers: ContainerKit, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ServerProcess]:
     org = f"t{test_containers.run_id}{uuid.uuid4().hex[:6]}"
-    proc = start_server(tmp_path_factory.mktemp("platform-server"), database, org=org)
-    try:
-        with proc.client() as api:
-            gvc = {"name": GVC, "spec": {"staticPlacement": {"locationLinks": [f"//location/{LOCATION}"]}}}
-            assert api.post(f"/org/{proc.org}/gvc", json=gvc).status_code == 201
+    with loop_server(tmp_path_factory.mktemp("platform-server"), database, org, GVC, LOCATION) as proc:
         yield proc
-    finally:
-        proc.stop()
 
 
 @pytest.fixture(scope="module")
 def gateway(test_containers: ContainerKit, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Caddy, str]]:
-    with Caddy(Path(tmp_path_factory.mktemp("platform-caddy"))) as caddy:
-        yield caddy, f"127.0.0.1:{free_loopback_port()}"
+    with loop_gateway(Path(tmp_path_factory.mktemp("platform-caddy"))) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")
