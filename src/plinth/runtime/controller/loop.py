@@ -193,11 +193,17 @@ class ControlLoop:
         and when a replica's back-off ends. Each round also ticks the cron jobs."""
         loop = asyncio.get_running_loop()
         restart_wake: asyncio.TimerHandle | None = None
+        listed: set[tuple[str, bool]] = set()
         while True:
             try:
                 infos = await self.driver.list(self.scope)
                 ended = any(not info.running and slot_of(info.labels) for info in infos)
-                if await self.supervisor.probe(self.driver, infos, self._probes_for) or ended:
+                # A replica container that came, went or stopped since the last round wakes the
+                # loop too: a pass's report reads this listing, and one taken while a pass was
+                # removing containers (a suspend) would otherwise stay the last word.
+                now_listed = {(info.name, info.running) for info in infos if slot_of(info.labels)}
+                moved, listed = now_listed != listed, now_listed
+                if await self.supervisor.probe(self.driver, infos, self._probes_for) or ended or moved:
                     self.wake()  # a verdict changed, or a replica ended: the next pass restarts it
             except Exception:
                 log.exception("org %s: probing failed; trying again", self.org)
