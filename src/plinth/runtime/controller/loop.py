@@ -187,6 +187,10 @@ class ControlLoop:
         workload = self.informer.workloads.get((info.labels[GVC], info.labels[WORKLOAD]))
         return container_probes(workload, info.labels[CONTAINER]) if workload else (None, None)
 
+    def _job_states(self) -> set[tuple[str, str, str, int]]:
+        """Each cron run's name, status and attempts, to see a tick change what is reported."""
+        return {(key, r.name, r.status, r.attempts) for key, runs in self.cron.executions().items() for r in runs}
+
     async def probe_forever(self) -> None:
         """Probe the scope's containers whenever a probe is due (at least every
         :data:`PROBE_TICK_S`); wake the loop when a verdict changes or a container was stopped,
@@ -213,7 +217,10 @@ class ControlLoop:
             if restart is not None:
                 restart_wake = loop.call_later(max(0.0, restart - self.supervisor.clock()), self.wake)
             try:
+                before = self._job_states()
                 await self.cron.tick(self.informer.workloads, self.informer.gvcs)
+                if self._job_states() != before:
+                    self.wake()  # a run started or ended: the reporter shows it in jobExecutions
             except Exception:
                 log.exception("org %s: running cron jobs failed; trying again", self.org)
             due = self.supervisor.next_probe()
