@@ -15,13 +15,13 @@ What counts as ready is the official CLI's rule (``cpln apply --ready``, its
   counted location is ready at the latest version; a ``cron`` workload as soon as one
   location is ready (its jobs are not long-running replicas).
 
-The wait polls every :data:`POLL_S` and returns at the first round that finds **every**
-workload ready. The official CLI also asks for three ready checks in a row, 5 s apart, because
-the platform's deployment status lags its writes; Plinth's is the runtime's report stored
-with the workload (a new version reads not ready until replicas serve it), so one round is
-enough. It gives up after ``--ready-timeout`` seconds (default 300, the official CLI's 60
-checks 5 s apart: ``commands/apply.py``) with :class:`~plinth.cli.errors.NotReady`, which names
-each workload not ready and why (its deployments' messages, by location).
+The wait polls every :data:`POLL_S` and returns once one sweep found **every** workload
+ready (``wait_ready``). The official CLI also asks for three ready checks in a row, 5 s
+apart, because the platform's deployment status lags its writes; Plinth's is the runtime's
+report stored with the workload (a new version reads not ready until replicas serve it), so
+one sweep is enough. It gives up after ``--ready-timeout`` seconds (default 300, the official
+CLI's 60 checks 5 s apart: ``commands/apply.py``) with :class:`~plinth.cli.errors.NotReady`,
+which names each workload not ready and why (its deployments' messages, by location).
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from plinth.cli.errors import NotReady
 from plinth.client import ApiClient, TransportError
 from plinth.errors import APIError, ServiceUnavailable, TooManyRequests
 
-#: Seconds between two rounds of checks (a round is two GETs per workload).
-POLL_S = 0.5
+#: Seconds between two checks of a workload found not ready (a check is two GETs).
+POLL_S = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +112,7 @@ class Target:
 
 def check(client: ApiClient, target: Target) -> Health:
     """One check of ``target``; a server that is unreachable or busy is a reason, not a failure
-    (the next round asks again), any other error of the server ends the wait."""
+    (it is asked again after :data:`POLL_S`), any other error of the server ends the wait."""
     try:
         workload = client.request("GET", target.href).json()
         deployments = client.request("GET", target.href + "/deployment").json().get("items") or []
@@ -135,22 +135,29 @@ def wait_ready(
     say: Callable[[str], None],
 ) -> None:
     """Poll until every target is ready at its latest version (a line each, ``... ready``),
-    or raise :class:`NotReady` after ``timeout_s`` naming those that are not and why."""
+    or raise :class:`NotReady` after ``timeout_s`` naming those that are not and why.
+
+    The targets are checked one after the other, and the wait ends once as many checks in a
+    row as there are targets found each ready: every target, in one sweep. A check that finds
+    one not ready waits :data:`POLL_S` and asks that one again, so a long stack costs two GETs
+    per poll while it waits, not two per workload."""
     if not targets:
         return
     began = now()
     client = connect()
     try:
-        while True:
-            found = {target: check(client, target) for target in targets}
-            if all(h.latest for h in found.values()):
-                for target in targets:
-                    say(f"{target.label} ready")
-                return
+        at, streak = 0, 0
+        while streak < len(targets):
+            if check(client, targets[at]).latest:
+                streak, at = streak + 1, (at + 1) % len(targets)
+                continue
+            streak = 0
             waited = (now() - began).total_seconds()
             if waited >= timeout_s:
-                raise NotReady(_summary(found, timeout_s))
+                raise NotReady(_summary({target: check(client, target) for target in targets}, timeout_s))
             sleep(min(POLL_S, timeout_s - waited))
+        for target in targets:
+            say(f"{target.label} ready")
     finally:
         client.close()
 
