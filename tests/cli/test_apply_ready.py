@@ -216,6 +216,8 @@ def test_a_workload_never_reported_says_it_waits_for_the_controller(cli: PlinthC
     assert f"gvc/{gvc}/workload/web: {LOCATION}: waiting for the runtime controller" in failed.stderr
 
 
-def test_ready_with_dry_run_is_a_usage_error(cli: PlinthCli, gvc: str, tmp_path: Path) -> None:
+def test_ready_with_dry_run_or_a_timeout_alone_is_a_usage_error(cli: PlinthCli, gvc: str, tmp_path: Path) -> None:
     refused = cli("apply", "-f", str(stack(tmp_path, gvc)), "--org", ORG, "--ready", "--dry-run")
     assert refused.code == 2 and "--dry-run applies nothing" in refused.stderr
+    alone = cli("apply", "-f", str(stack(tmp_path, gvc)), "--org", ORG, "--ready-timeout", "5")
+    assert alone.code == 2 and "give --ready too" in alone.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from plinth.cli.options import F, flags_from, typed_options
 
@@ -94,6 +95,9 @@ def apply_command(**options: Any) -> None:
         raise click.UsageError("--prune and --selector go together: --prune --selector TAG=VALUE")
     if options["ready"] and options["dry_run"]:
         raise click.UsageError("--ready waits for what was applied, and --dry-run applies nothing")
+    context = click.get_current_context()
+    if not options["ready"] and context.get_parameter_source("ready_timeout") is not ParameterSource.DEFAULT:
+        raise click.UsageError("--ready-timeout says how long --ready waits: give --ready too")
     selector = parse_selector(options["selector"]) if options["selector"] else None
     ready_timeout = options["ready_timeout"] if options["ready"] else None
     call = _call(options, prune=options["prune"], selector=selector, yes=options["yes"], ready_timeout=ready_timeout)
