@@ -16,6 +16,10 @@ applied. Prune (``prune.py``) runs only after every document applied. A dry run 
 nothing, so a document that needs one that would be created (its GVC, a volume set it
 mounts) may fail its check: such a failure is reported as ``not checked``, not as an error.
 
+``--ready`` (``ready.py``) then waits until every workload of the files is ready at its latest
+version, as ``cpln apply --ready`` decides it, or fails after ``--ready-timeout`` naming those
+that are not.
+
 Delete takes the same files in the reverse order and sends ``DELETE`` to each item; an item
 that is already gone (404) counts as deleted.
 """
@@ -59,6 +63,8 @@ class FilesCall:
     prune: bool = False
     selector: tuple[str, str] | None = None
     yes: bool = False
+    #: ``--ready``: seconds to wait for the applied workloads to be ready (``None``: no wait).
+    ready_timeout: float | None = None
 
 
 @dataclass
@@ -98,6 +104,17 @@ def run_apply(state: RunState, call: FilesCall) -> None:
     run_steps(session, plan(documents), apply_one(call.dry_run), "applied")
     if call.prune and call.selector is not None:
         run_prune(session, documents, call.selector)
+    if call.ready_timeout is not None:
+        wait_for_workloads(session, documents, call.ready_timeout)
+
+
+def wait_for_workloads(session: Session, documents: list[Document], timeout_s: float) -> None:
+    """``--ready``: wait until every workload of ``documents`` is ready (``ready.py``)."""
+    from plinth.cli.ready import Target, wait_ready
+
+    env = session.state.env
+    targets = [Target(d.href, d.label) for d in documents if d.kind == "workload"]
+    wait_ready(session.connect, targets, timeout_s, now=env.now, sleep=env.sleep, say=session.say)
 
 
 def run_delete(state: RunState, call: FilesCall) -> None:

@@ -8,8 +8,10 @@ Tree::
     ├── ProfileError        the chosen profile does not exist, or a profile file is broken
     ├── CannotListen        exit 4: ``plinth serve``: the address is in use (or not ours to bind)
     ├── StoreTooNew         exit 5: ``plinth serve``: a newer Plinth has migrated the store
-    └── BatchFailed         some documents of ``plinth apply``/``delete -f`` failed: each is
-                            printed with its place in the files and its error, then the summary
+    ├── BatchFailed         some documents of ``plinth apply``/``delete -f`` failed: each is
+    │                       printed with its place in the files and its error, then the summary
+    └── NotReady            ``plinth apply --ready``: workloads not ready at their latest
+                            version within ``--ready-timeout``, each named with why
     UsageError (click)      exit 2: bad command line; the command's help is printed too
 
 Exit 3 is uvicorn's: a worker process failed to start (its log says why). ``plinth serve``
@@ -80,6 +82,10 @@ class StoreTooNew(CliError):
 
     def __init__(self, message: str) -> None:
         super().__init__(f"plinth: {message}", blank_line=False)
+
+
+class NotReady(CliError):
+    """``plinth apply --ready`` gave up: ``message`` names each workload not ready and why."""
 
 
 class BatchFailed(CliError):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from plinth.cli.options import F, flags_from, typed_options
 
@@ -12,6 +13,9 @@ from plinth.cli.options import F, flags_from, typed_options
 #: group commit, docs/write-path.md); a 1,000-document stack applied 2.6 s at 4, 1.3-1.8 s at 32.
 DEFAULT_CONCURRENCY = 32
 MAX_CONCURRENCY = 64
+#: ``--ready-timeout``'s default: the official CLI's wait (60 checks, 5 s apart); ``cli/ready.py``
+#: holds the same figure, kept here so ``--help`` imports nothing more.
+DEFAULT_READY_TIMEOUT_S = 300
 FILES_HELP = "A file, a directory (its *.yaml, *.yml, *.json in name order) or - for standard input; repeatable"
 
 
@@ -69,6 +73,19 @@ def _call(options: dict[str, Any], **extra: Any) -> Any:
 @click.option("--prune", is_flag=True, help="Then delete the items carrying --selector's tag that the files lack")
 @click.option("--selector", metavar="TAG=VALUE", help="The tag that marks the items --prune may delete")
 @click.option("--yes", "-y", is_flag=True, help="Prune without asking")
+@click.option(
+    "--ready",
+    is_flag=True,
+    help="Then wait until every workload of the files is ready at its latest version (as cpln apply --ready)",
+)
+@click.option(
+    "--ready-timeout",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_READY_TIMEOUT_S,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long --ready waits before it fails, naming the workloads not ready and why",
+)
 @_typed
 def apply_command(**options: Any) -> None:
     from plinth.cli.apply_run import run_apply
@@ -76,8 +93,14 @@ def apply_command(**options: Any) -> None:
 
     if options["prune"] != bool(options["selector"]):
         raise click.UsageError("--prune and --selector go together: --prune --selector TAG=VALUE")
+    if options["ready"] and options["dry_run"]:
+        raise click.UsageError("--ready waits for what was applied, and --dry-run applies nothing")
+    context = click.get_current_context()
+    if not options["ready"] and context.get_parameter_source("ready_timeout") is not ParameterSource.DEFAULT:
+        raise click.UsageError("--ready-timeout says how long --ready waits: give --ready too")
     selector = parse_selector(options["selector"]) if options["selector"] else None
-    call = _call(options, prune=options["prune"], selector=selector, yes=options["yes"])
+    ready_timeout = options["ready_timeout"] if options["ready"] else None
+    call = _call(options, prune=options["prune"], selector=selector, yes=options["yes"], ready_timeout=ready_timeout)
     run_apply(click.get_current_context().find_root().obj, call)
 
 

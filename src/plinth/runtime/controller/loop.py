@@ -247,17 +247,27 @@ class ControlLoop:
         workload = self.informer.workloads.get((info.labels[GVC], info.labels[WORKLOAD]))
         return container_probes(workload, info.labels[CONTAINER]) if workload else (None, None)
 
+    def _job_states(self) -> set[tuple[str, str, str, int]]:
+        """Each cron run's name, status and attempts, to see a tick change what is reported."""
+        return {(key, r.name, r.status, r.attempts) for key, runs in self.cron.executions().items() for r in runs}
+
     async def probe_forever(self) -> None:
         """Probe the scope's containers whenever a probe is due (at least every
         :data:`PROBE_TICK_S`); wake the loop when a verdict changes or a container was stopped,
         and when a replica's back-off ends. Each round also ticks the cron jobs."""
         loop = asyncio.get_running_loop()
         restart_wake: asyncio.TimerHandle | None = None
+        listed: set[tuple[str, bool]] = set()
         while True:
             try:
                 infos = await self.driver.list(self.scope)
                 ended = any(not info.running and slot_of(info.labels) for info in infos)
-                if await self.supervisor.probe(self.driver, infos, self._probes_for) or ended:
+                # A replica container that came, went or stopped since the last round wakes the
+                # loop too: a pass's report reads this listing, and one taken while a pass was
+                # removing containers (a suspend) would otherwise stay the last word.
+                now_listed = {(info.name, info.running) for info in infos if slot_of(info.labels)}
+                moved, listed = now_listed != listed, now_listed
+                if await self.supervisor.probe(self.driver, infos, self._probes_for) or ended or moved:
                     self.wake()  # a verdict changed, or a replica ended: the next pass restarts it
             except Exception:
                 log.exception("org %s: probing failed; trying again", self.org)
@@ -267,7 +277,10 @@ class ControlLoop:
             if restart is not None:
                 restart_wake = loop.call_later(max(0.0, restart - self.supervisor.clock()), self.wake)
             try:
+                before = self._job_states()
                 await self.cron.tick(self.informer.workloads, self.informer.gvcs)
+                if self._job_states() != before:
+                    self.wake()  # a run started or ended: the reporter shows it in jobExecutions
             except Exception:
                 log.exception("org %s: running cron jobs failed; trying again", self.org)
             due = self.supervisor.next_probe()
