@@ -301,7 +301,7 @@ def test_a_new_loop_adopts_what_the_last_one_started(
     assert running_ids(run_async, server, kit, "keep") == before
 
 
-def test_a_container_removed_behind_the_loops_back_is_made_again_by_the_relist(
+def test_a_container_removed_behind_the_loops_back_is_made_again(
     server: ServerProcess, running: list[LoopThread], test_containers: ContainerKit, run_async: RunAsync
 ) -> None:
     kit = test_containers
@@ -309,7 +309,8 @@ def test_a_container_removed_behind_the_loops_back_is_made_again_by_the_relist(
         assert api.post(f"/org/{server.org}/gvc/{GVC}/workload", json=workload_doc("drift", kit, 1)).status_code == 201
     (gone,) = settled(run_async, server, kit, "drift", 1)
     podman("rm", "--force", "--time", "0", gone)
-    # No write happened, so no watch event: only the periodic relist wakes the loop.
+    # No write happened, so no watch event: the prober (its listing changed) or the periodic
+    # relist wakes the loop.
     remade = until(lambda: (ids := settled(run_async, server, kit, "drift", 1)) != {gone} and ids, "remade")
     assert gone not in remade
 
