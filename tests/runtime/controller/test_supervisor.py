@@ -178,7 +178,10 @@ def test_readiness_probes_through_published_ports_and_exec(
 def test_a_failing_liveness_probe_restarts_the_replica(run_async: RunAsync, engine: CliEngine, world: World) -> None:
     clock = Clock()
     sup = Supervisor(base_s=5, clock=clock)
-    doc = _workload(world, "alive", {"livenessProbe": {"exec": {"command": ["false"]}, **PROBE}})
+    # A generous timeout: the failure under test is the exit code, not a podman exec that a
+    # loaded machine keeps past the default 1 s.
+    probe = {"exec": {"command": ["false"]}, **PROBE, "timeoutSeconds": 30}
+    doc = _workload(world, "alive", {"livenessProbe": probe})
     try:
         (first,) = _pass(run_async, world, engine, sup, doc).created
         _probe(run_async, engine, sup, world, doc)  # fails once: the threshold is 1, so it is stopped
