@@ -37,6 +37,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from plinth.runtime.containers import process
 from plinth.runtime.containers.events import EventHub
 from plinth.runtime.containers.listing import STATES, parse_ps
 from plinth.runtime.containers.protocol import (
@@ -163,7 +164,7 @@ class CliEngine:
         """Run the engine CLI; (exit code, stdout, stderr). Never raises for a non-zero exit."""
         environ = {**os.environ, **env} if env else None
         try:
-            proc = await asyncio.create_subprocess_exec(
+            proc = await process.start(
                 self.binary,
                 *args,
                 stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
@@ -352,7 +353,7 @@ class CliEngine:
             args += ["--since", since.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")]
         if follow:
             args.append("--follow")
-        proc = await asyncio.create_subprocess_exec(
+        proc = await process.start(
             self.binary,
             *args,
             name,

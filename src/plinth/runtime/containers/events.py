@@ -24,6 +24,7 @@ import logging
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
+from plinth.runtime.containers import process
 from plinth.runtime.containers.protocol import MANAGED, ContainerEvent, EngineError, EngineUnavailable
 
 log = logging.getLogger(__name__)
@@ -87,7 +88,7 @@ class EventHub:
         proc: asyncio.subprocess.Process | None = None
         try:
             try:
-                proc = await asyncio.create_subprocess_exec(
+                proc = await process.start(
                     self.binary,
                     *event_argv(self.engine),
                     stdin=asyncio.subprocess.DEVNULL,
