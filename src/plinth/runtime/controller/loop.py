@@ -44,6 +44,7 @@ from plinth.runtime.containers.protocol import GVC, ORG, WORKLOAD, ContainerEngi
 from plinth.runtime.controller.informer import Informer, gvc_locations
 from plinth.runtime.controller.jobs import CronRunner
 from plinth.runtime.controller.plan import CONTAINER, Resolver, plan_workload
+from plinth.runtime.controller.prober import probe_forever
 from plinth.runtime.controller.probes import Probe, container_probes
 from plinth.runtime.controller.reconcile import ReconcileReport, reconcile, slot_of
 from plinth.runtime.controller.supervisor import Supervisor
@@ -189,30 +190,10 @@ class ControlLoop:
 
     async def probe_forever(self) -> None:
         """Probe the scope's containers whenever a probe is due (at least every
-        :data:`PROBE_TICK_S`); wake the loop when a verdict changes or a container was stopped,
-        and when a replica's back-off ends. Each round also ticks the cron jobs."""
-        loop = asyncio.get_running_loop()
-        restart_wake: asyncio.TimerHandle | None = None
-        while True:
-            try:
-                infos = await self.driver.list(self.scope)
-                ended = any(not info.running and slot_of(info.labels) for info in infos)
-                if await self.supervisor.probe(self.driver, infos, self._probes_for) or ended:
-                    self.wake()  # a verdict changed, or a replica ended: the next pass restarts it
-            except Exception:
-                log.exception("org %s: probing failed; trying again", self.org)
-            restart = self.supervisor.next_restart()
-            if restart_wake is not None:
-                restart_wake.cancel()
-            if restart is not None:
-                restart_wake = loop.call_later(max(0.0, restart - self.supervisor.clock()), self.wake)
-            try:
-                await self.cron.tick(self.informer.workloads, self.informer.gvcs)
-            except Exception:
-                log.exception("org %s: running cron jobs failed; trying again", self.org)
-            due = self.supervisor.next_probe()
-            delay = PROBE_TICK_S if due is None else min(PROBE_TICK_S, max(0.05, due - self.supervisor.clock()))
-            await asyncio.sleep(delay)
+        :data:`PROBE_TICK_S`), listing them only when the engine's events (or the controller's
+        own actions) say something changed; wake the loop when a verdict changes, a container
+        has ended or a replica's back-off ends. Each round also ticks the cron jobs (:mod:`.prober`)."""
+        await probe_forever(self, PROBE_TICK_S)
 
     async def run(self) -> None:
         """Run until cancelled (module docstring); never ends on an error of a pass."""
