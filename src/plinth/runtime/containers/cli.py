@@ -265,6 +265,13 @@ class CliEngine:
             await self._create(spec, args, passed)
             created = True
             await self._check(f"starting container {spec.name}", "start", spec.name)
+        except asyncio.CancelledError:
+            # The caller is stopping (a controller on SIGTERM), which is no failure: a container
+            # made stays, labelled, for the next pass to adopt (its start may well have gone
+            # through) or replace. Secrets made for a container not made go.
+            if not created:
+                await asyncio.shield(self._remove(None, secrets))
+            raise
         except BaseException:
             # Leave nothing half-made behind.
             await asyncio.shield(self._remove(spec.name if created else None, secrets))
@@ -282,7 +289,7 @@ class CliEngine:
             if code == 0:
                 return
             message = err.decode(errors="replace").strip() or f"exit code {code}"
-            if _TAKEN in message.lower():
+            if _TAKEN in message.lower() and "name" in message.lower():
                 raise EngineError(f"creating container {spec.name}: a container of that name exists")
             self._networks.discard(spec.network or "")  # the next ensure_network looks again
             if attempt == 1 and spec.image in self._images:

@@ -214,7 +214,8 @@ class ContainerEngine(Protocol):
     async def run(self, spec: ReplicaSpec) -> ContainerInfo:
         """Create and start a container from ``spec`` (its image must be present) and report it.
         An existing container of the same name is an error and is left alone; when creating or
-        starting fails, what this call made is removed before the error is raised."""
+        starting fails, what this call made is removed before the error is raised (a cancelled
+        call leaves a container it made, for the caller's next pass to adopt or replace)."""
         ...
 
     async def list(self, labels: Mapping[str, str] | None = None) -> list[ContainerInfo]:
