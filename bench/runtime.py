@@ -16,7 +16,8 @@ gateway (``bench.runtime_stage``). Everything is on 127.0.0.1; every container c
    container on its published port, alternating, :data:`ROUNDS` each, the best of each side:
    the ratio gateway / direct, target ≥ 0.5.
 3. **Controller CPU.** Cores (CPU seconds per wall second) of the controller's process over a
-   quiet window, and of the podman commands it ran (its reaped children), with the workloads of
+   quiet window, and of the podman commands it ran (its children, reaped or still running: its
+   ``podman events``), with the workloads of
    1. and 2. running (the reference), then with ``--idle`` (default 50) workloads running.
 4. **apply --ready** (``bench.runtime_apply``): runs once ``plinth serve --runtime containers``
    exists, else says why not.

@@ -4,7 +4,8 @@ What ``bench.runtime`` measures: the :class:`ControlLoop` (with its :class:`Info
 real ``plinth serve``, the podman :class:`CliEngine` and Caddy as its gateway), as ``plinth serve
 --runtime containers`` will run it. A process of its own so that its CPU is its own
 (``/proc/PID/stat``: utime + stime), and the podman commands it runs (reaped children:
-cutime + cstime) are counted apart from the bench's.
+cutime + cstime; running ones, its ``podman events`` above all, from their own ``stat``) are
+counted apart from the bench's.
 
 Arguments: ``URL ORG LABEL STATE_DIR LISTEN``, ``LABEL`` being ``KEY=VALUE``; the API key comes
 in ``BENCH_CONTROLLER_KEY`` (never on a command line). Every container carries ``LABEL`` (the

@@ -128,8 +128,9 @@ class Stage:
 
         return until(one, f"one running container of {workload}", pause_s=0.2)
 
-    def caddy_pid(self) -> int | None:
-        """The controller's Caddy (its child), found in /proc."""
+    def _children(self) -> list[tuple[int, str]]:
+        """The controller's live children, ``(pid, /proc/PID/stat)``."""
+        found = []
         for entry in Path("/proc").iterdir():
             if not entry.name.isdigit():
                 continue
@@ -138,9 +139,13 @@ class Stage:
             except OSError:
                 continue
             fields = stat[stat.rfind(")") + 2 :].split()
-            if int(fields[1]) == self.controller.pid and "(caddy)" in stat:
-                return int(entry.name)
-        return None
+            if int(fields[1]) == self.controller.pid:
+                found.append((int(entry.name), stat))
+        return found
+
+    def caddy_pid(self) -> int | None:
+        """The controller's Caddy (its child), found in /proc."""
+        return next((pid for pid, stat in self._children() if "(caddy)" in stat), None)
 
     def snapshot(self) -> Load:
         """What the machine and this stage's processes have used so far (for :meth:`other_cores`)."""
@@ -159,10 +164,17 @@ class Stage:
         return max(0.0, cpu.other_cores(before.machine, after.machine) - stage)
 
     def cpu_ticks(self) -> tuple[int, int]:
-        """The controller's own CPU ticks (utime + stime) and its reaped children's (podman)."""
+        """The controller's own CPU ticks (utime + stime), and its podman commands': the reaped
+        ones (cutime + cstime) and those still running, its ``podman events`` above all (all
+        four fields: a command's own reaped children are its). Caddy is not a podman command."""
         stat = Path(f"/proc/{self.controller.pid}/stat").read_text()
         fields = stat[stat.rfind(")") + 2 :].split()
-        return int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14])
+        podman = int(fields[13]) + int(fields[14])
+        for _, child in self._children():
+            if "(caddy)" not in child:
+                values = child[child.rfind(")") + 2 :].split()
+                podman += sum(int(v) for v in values[11:15])
+        return int(fields[11]) + int(fields[12]), podman
 
 
 @contextlib.contextmanager

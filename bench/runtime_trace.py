@@ -6,12 +6,12 @@ Segments, per write:
 - ``API → informer``: the PATCH sent until the informer's cache changed (the watch event);
 - ``debounce + pass in flight``: that wake-up until the pass's first podman command (the loop's
   ``debounce_s``, plus the rest of a pass already running, which the loop lets finish first);
-- one row per podman command the pass ran before the ``create`` event (``ps``, ``container
-  inspect``, ``image inspect``, ``create``), its time;
+- one row per podman command the pass ran before the ``create`` event (``ps`` and ``create``;
+  more when the driver runs more: ``container inspect``, ``image inspect``), its time;
 - ``between commands``: what is left (Python, and waits between commands).
 
-The prober's commands (a list every second) are not the pass's; how many ran alongside is shown,
-because they contend for podman's storage lock.
+The prober's commands (a list when the engine's events say something changed) are not the
+pass's; how many ran alongside is shown, because they contend for podman's storage lock.
 """
 
 from __future__ import annotations

@@ -335,3 +335,94 @@ def test_the_session_clean_up_removes_everything_with_its_label(test_containers:
     assert len(containers.leftovers(other)) == 4
     containers.cleanup(other)
     assert containers.leftovers(other) == []
+
+
+def test_list_is_one_ps_that_agrees_with_inspect(engine: CliEngine, make: Any, run_async: RunAsync) -> None:
+    up = make("-up", ports=[8080])
+    done = make("-done", command="/bin/sh", args=["-c", "exit 5"])
+    run_async(engine.run(up))
+    run_async(engine.run(done))
+    run_async(_until_exited(engine, done.name))
+    listed = {i.name: i for i in run_async(engine.list({WORKLOAD: "web", containers.TEST_RUN: engine_run(up)}))}
+    for spec in (up, done):
+        exact = run_async(engine.inspect(spec.name))
+        assert exact is not None
+        got = listed[spec.name]
+        assert (got.id, got.image, got.state, got.exit_code, got.ports, got.labels) == (
+            exact.id,
+            exact.image,
+            exact.state,
+            exact.exit_code,
+            exact.ports,
+            exact.labels,
+        )
+        assert got.started_at is not None and exact.started_at is not None
+        assert abs((got.started_at - exact.started_at).total_seconds()) < 1  # to the second
+    assert listed[done.name].exit_code == 5 and listed[up.name].ports.keys() == {8080}
+
+
+def engine_run(spec: ReplicaSpec) -> str:
+    return spec.labels[containers.TEST_RUN]
+
+
+def test_create_itself_refuses_a_name_in_use(engine: CliEngine, make: Any, run_async: RunAsync) -> None:
+    spec = make(command="/bin/sh", args=["-c", IDLE])
+    first = run_async(engine.run(spec))
+    with pytest.raises(EngineError) as raised:
+        run_async(engine.run(replace(spec, env={"OTHER": "1"})))
+    assert "a container of that name exists" in str(raised.value)
+    still = run_async(engine.inspect(spec.name))
+    assert still is not None and still.running and still.id == first.id
+
+
+def test_an_image_known_present_but_removed_behind_the_drivers_back_is_looked_up_again(
+    engine: CliEngine, make: Any, test_containers: ContainerKit, run_async: RunAsync
+) -> None:
+    tag = f"localhost/plinth-test-busybox-gone:{test_containers.run_id}"
+    podman("tag", test_containers.image, tag)
+    try:
+        assert run_async(engine.image_present(tag)) is True
+    finally:
+        podman("untag", tag, tag, check=False)  # this name only: the image keeps its own
+    assert run_async(engine.image_present(tag)) is True  # known present: not asked again
+    spec = replace(make(), image=tag)
+    with pytest.raises(ImagePullError) as raised:  # create failed, the image was gone: pulled, which fails here
+        run_async(engine.run(spec))
+    assert tag in str(raised.value)
+    assert run_async(engine.image_present(tag)) is False
+    assert run_async(engine.inspect(spec.name)) is None
+
+
+def test_events_reach_each_subscriber_for_its_own_labels(
+    engine: CliEngine, make: Any, test_containers: ContainerKit, run_async: RunAsync
+) -> None:
+    spec = make(workload="evented")
+    mine = {WORKLOAD: "evented", containers.TEST_RUN: test_containers.run_id}
+    others = {WORKLOAD: "not-evented", containers.TEST_RUN: test_containers.run_id}
+
+    async def scenario() -> tuple[list[str], list[str]]:
+        seen: dict[str, list[str]] = {"mine": [], "others": []}
+
+        async def follow(key: str, labels: dict[str, str]) -> None:
+            async for event in engine.events(labels):
+                seen[key].append(f"{event.action} {event.name}")
+
+        tasks = [asyncio.create_task(follow("mine", mine)), asyncio.create_task(follow("others", others))]
+        wanted = {f"create {spec.name}", f"start {spec.name}", f"died {spec.name}", f"remove {spec.name}"}
+        # The stream replays nothing from before it reads: make containers until one is seen.
+        deadline = time.monotonic() + READY_WAIT_S
+        while f"start {spec.name}" not in seen["mine"] and time.monotonic() < deadline:
+            await engine.remove(spec.name)
+            await engine.run(spec)
+            await asyncio.sleep(0.5)
+        await engine.remove(spec.name)
+        while not wanted <= set(seen["mine"]) and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        return seen["mine"], seen["others"]
+
+    got, others_got = run_async(scenario())
+    assert {f"create {spec.name}", f"start {spec.name}", f"died {spec.name}", f"remove {spec.name}"} <= set(got), got
+    assert others_got == []

@@ -12,7 +12,15 @@ Where they differ:
   ``--secret NAME,type=mount,target=PATH``); docker keeps secrets only in swarm mode, so with
   docker a spec with secret files is refused with an :class:`EngineError` saying so;
 - ``exec`` exit code 125 is podman's own failure (no such container, not running), raised as an
-  error rather than reported as the command's exit code.
+  error rather than reported as the command's exit code;
+- ``ps``'s JSON (``listing``) and the events stream's (``events``) have different shapes.
+
+Engine commands are what a pass waits on (each is a CLI start-up plus, with podman, its storage
+lock), so the driver runs as few as it can: ``list`` is one ``ps``; ``run`` lets ``create`` refuse
+a name in use (it checks first only for a spec with secret files, whose engine secrets share the
+container's name); an image, or a network, once known present in this process is not looked up
+again (``create`` is told never to pull: when it fails on an image removed behind the driver's
+back, ``run`` looks again, pulls it and creates once more).
 """
 
 from __future__ import annotations
@@ -25,16 +33,21 @@ import math
 import os
 import re
 import shutil
+import weakref
 from collections.abc import AsyncIterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from plinth.runtime.containers import process
+from plinth.runtime.containers.events import EventHub
+from plinth.runtime.containers.listing import STATES, parse_ps
 from plinth.runtime.containers.protocol import (
     ENGINE_ENV_NAMES,
     ENGINE_ENV_PREFIXES,
     MANAGED,
     SECRETS,
     SPEC_HASH,
+    ContainerEvent,
     ContainerInfo,
     EngineError,
     EngineUnavailable,
@@ -50,9 +63,9 @@ CALL_TIMEOUT_S = 60.0
 PULL_TIMEOUT_S = 600.0
 #: Words in an engine's error that mean "there is no such object" (podman's and docker's).
 _GONE = ("no such", "not known", "not found")
-#: Podman's words that mean what docker's plain ones do: ``stopped`` is an exited container
-#: whose clean-up is still pending, ``configured`` one created but not yet initialised.
-_STATES = {"stopped": "exited", "configured": "created"}
+#: ``create``'s refusal of a name in use: podman's "that name is already in use", docker's
+#: "Conflict. The container name ... is already in use".
+_TAKEN = "already in use"
 
 
 def find_engine(choice: str | None = None, hash_key: bytes = b"") -> CliEngine:
@@ -107,7 +120,7 @@ def parse_inspect(doc: Mapping[str, Any]) -> ContainerInfo:
         id=str(doc.get("Id", "")),
         name=str(doc.get("Name", "")).lstrip("/"),
         image=str(doc.get("ImageName") or config.get("Image") or ""),
-        state=_STATES.get(str(state.get("Status")), str(state.get("Status", "unknown"))),
+        state=STATES.get(str(state.get("Status")), str(state.get("Status", "unknown"))),
         exit_code=int(state.get("ExitCode") or 0),
         restart_count=int(doc.get("RestartCount") or 0),
         started_at=_time(state.get("StartedAt")),
@@ -147,6 +160,10 @@ class CliEngine:
         self.name = name
         self.binary = binary
         self._hash_key = hash_key
+        #: Images and networks known present (module docstring): never looked up again.
+        self._images: set[str] = set()
+        self._networks: set[str] = set()
+        self._hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, EventHub] = weakref.WeakKeyDictionary()
 
     def digest(self, spec: ReplicaSpec) -> str:
         return spec_digest(spec, self._hash_key)
@@ -161,7 +178,7 @@ class CliEngine:
         """Run the engine CLI; (exit code, stdout, stderr). Never raises for a non-zero exit."""
         environ = {**os.environ, **env} if env else None
         try:
-            proc = await asyncio.create_subprocess_exec(
+            proc = await process.start(
                 self.binary,
                 *args,
                 stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
@@ -206,8 +223,11 @@ class CliEngine:
     # Images
 
     async def image_present(self, image: str) -> bool:
+        if image in self._images:
+            return True
         code, _, err = await self._call("image", "inspect", "--format", "{{.Id}}", image)
         if code == 0:
+            self._images.add(image)
             return True
         if _gone(err.decode(errors="replace")):
             return False
@@ -217,6 +237,7 @@ class CliEngine:
         code, _, err = await self._call("pull", "--quiet", image, timeout_s=PULL_TIMEOUT_S)
         if code != 0:
             raise ImagePullError(f"pulling {image}: {err.decode(errors='replace').strip() or f'exit code {code}'}")
+        self._images.add(image)
 
     # Containers
 
@@ -227,7 +248,7 @@ class CliEngine:
         labels = {**spec.labels, MANAGED: "true", SPEC_HASH: self.digest(spec)}
         if secrets:
             labels[SECRETS] = ",".join(secrets)
-        args = ["create", "--name", spec.name]
+        args = ["create", "--name", spec.name, "--pull", "never"]
         args += _label_args(labels)
         passed: dict[str, str] = {}
         for key, value in spec.env.items():
@@ -255,9 +276,10 @@ class CliEngine:
         for secret, file in zip(secrets, spec.secret_files, strict=True):
             args += ["--secret", f"{secret},type=mount,target={file.path},mode={file.mode:04o}"]
         args += [spec.image, *spec.args]
-        # Refused before anything is touched: what the failure path below removes must be only
-        # what this call made, never a running replica of the same name (nor its secrets).
-        if await self.inspect(spec.name) is not None:
+        # Engine secrets are named after the container: refused before they are touched, so the
+        # failure path below never removes a running replica's secrets. Without secrets,
+        # ``create`` itself refuses a name in use (one command less).
+        if secrets and await self.inspect(spec.name) is not None:
             raise EngineError(f"creating container {spec.name}: a container of that name exists")
         created = False
         try:
@@ -265,9 +287,16 @@ class CliEngine:
                 await self._call("secret", "rm", secret)  # a leftover of a failed attempt
                 store = ("secret", "create", *_label_args(labels), secret, "-")  # the value comes on stdin
                 await self._check(f"storing secret file {file.path}", *store, stdin=file.value)
-            await self._check(f"creating container {spec.name}", *args, env=passed)
+            await self._create(spec, args, passed)
             created = True
             await self._check(f"starting container {spec.name}", "start", spec.name)
+        except asyncio.CancelledError:
+            # The caller is stopping (a controller on SIGTERM), which is no failure: a container
+            # made stays, labelled, for the next pass to adopt (its start may well have gone
+            # through) or replace. Secrets made for a container not made go.
+            if not created:
+                await asyncio.shield(self._remove(None, secrets))
+            raise
         except BaseException:
             # Leave nothing half-made behind.
             await asyncio.shield(self._remove(spec.name if created else None, secrets))
@@ -277,25 +306,38 @@ class CliEngine:
             raise EngineError(f"container {spec.name} vanished right after it started")
         return info
 
+    async def _create(self, spec: ReplicaSpec, args: Sequence[str], env: Mapping[str, str]) -> None:
+        """``create``, mapping a name in use to its own message; an image the driver knew present
+        but that is gone (removed behind its back) is pulled, and ``create`` tried once more."""
+        for attempt in (1, 2):
+            code, _, err = await self._call(*args, env=env)
+            if code == 0:
+                return
+            message = err.decode(errors="replace").strip() or f"exit code {code}"
+            if _TAKEN in message.lower() and "name" in message.lower():
+                raise EngineError(f"creating container {spec.name}: a container of that name exists")
+            self._networks.discard(spec.network or "")  # the next ensure_network looks again
+            if attempt == 1 and spec.image in self._images:
+                self._images.discard(spec.image)
+                if not await self.image_present(spec.image):
+                    await self.pull(spec.image)
+                    continue
+            raise EngineError(f"creating container {spec.name}: {message}")
+
     async def list(self, labels: Mapping[str, str] | None = None) -> list[ContainerInfo]:
-        filters = [f"label={key}={value}" for key, value in {MANAGED: "true", **(labels or {})}.items()]
-        args = ["ps", "--all", "--quiet", "--no-trunc"]
-        for item in filters:
-            args += ["--filter", item]
-        ids = (await self._check("listing containers", *args)).decode().split()
-        if not ids:
-            return []
-        code, out, _ = await self._call("container", "inspect", *ids)
-        if code == 0:
-            docs = json.loads(out)
-        else:  # one went away between the two calls: inspect them one at a time
-            docs = []
-            for one in ids:
-                code, out, _ = await self._call("container", "inspect", one)
-                if code == 0:
-                    docs += json.loads(out)
-        infos = [parse_inspect(doc) for doc in docs]
+        # One ``ps`` gives all a list needs (``listing``'s docstring says what is less exact).
+        args = ["ps", "--all", "--no-trunc", "--format", "json" if self.name == "podman" else "{{json .}}"]
+        for key, value in {MANAGED: "true", **(labels or {})}.items():
+            args += ["--filter", f"label={key}={value}"]
+        infos = parse_ps(await self._check("listing containers", *args), self.name)
         return [info for info in infos if info.labels.get(MANAGED) == "true"]
+
+    def events(self, labels: Mapping[str, str] | None = None) -> AsyncIterator[ContainerEvent]:
+        loop = asyncio.get_running_loop()
+        hub = self._hubs.get(loop)
+        if hub is None:
+            hub = self._hubs[loop] = EventHub(self.binary, self.name)
+        return hub.subscribe(labels)
 
     async def inspect(self, name: str) -> ContainerInfo | None:
         code, out, err = await self._call("container", "inspect", name)
@@ -343,7 +385,7 @@ class CliEngine:
             args += ["--since", since.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")]
         if follow:
             args.append("--follow")
-        proc = await asyncio.create_subprocess_exec(
+        proc = await process.start(
             self.binary,
             *args,
             name,
@@ -364,15 +406,20 @@ class CliEngine:
     # Networks and volumes
 
     async def ensure_network(self, name: str, labels: Mapping[str, str] | None = None) -> None:
+        if name in self._networks:
+            return
         code, _, _ = await self._call("network", "inspect", name)
         if code == 0:
+            self._networks.add(name)
             return
         label_args = _label_args({**(labels or {}), MANAGED: "true"})
         code, _, err = await self._call("network", "create", *label_args, name)
         if code != 0 and "exists" not in err.decode(errors="replace"):  # another caller won the race
             raise EngineError(f"creating network {name}: {err.decode(errors='replace').strip()}")
+        self._networks.add(name)
 
     async def remove_network(self, name: str) -> None:
+        self._networks.discard(name)
         code, _, err = await self._call("network", "rm", name)
         if code != 0 and not _gone(err.decode(errors="replace")):
             raise EngineError(f"removing network {name}: {err.decode(errors='replace').strip()}")

@@ -156,6 +156,7 @@ class ContainerInfo:
     exit_code: int
     #: Restarts the engine itself made (a restart policy); a controller counts its own.
     restart_count: int
+    #: Exact from ``inspect``; ``list`` may give them to the second, or not at all (docker).
     started_at: datetime | None
     finished_at: datetime | None
     #: Container port → host port on 127.0.0.1.
@@ -169,6 +170,18 @@ class ContainerInfo:
     @property
     def spec_hash(self) -> str | None:
         return self.labels.get(SPEC_HASH)
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerEvent:
+    """Something the engine did to a managed container, as its event stream says it."""
+
+    #: The engine's word: ``create``, ``start``, ``died`` (docker: ``die``), ``remove``, ...
+    action: str
+    name: str
+    id: str
+    #: The container's labels (docker adds a few attributes of its own, such as ``name``).
+    labels: Mapping[str, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,7 +214,8 @@ class ContainerEngine(Protocol):
     async def run(self, spec: ReplicaSpec) -> ContainerInfo:
         """Create and start a container from ``spec`` (its image must be present) and report it.
         An existing container of the same name is an error and is left alone; when creating or
-        starting fails, what this call made is removed before the error is raised."""
+        starting fails, what this call made is removed before the error is raised (a cancelled
+        call leaves a container it made, for the caller's next pass to adopt or replace)."""
         ...
 
     async def list(self, labels: Mapping[str, str] | None = None) -> list[ContainerInfo]:
@@ -228,6 +242,13 @@ class ContainerEngine(Protocol):
     def logs(self, name: str, since: datetime | None = None, follow: bool = False) -> AsyncIterator[bytes]:
         """Its output lines (stdout and stderr, merged), from ``since``; with ``follow``, until
         it stops or the iteration is closed."""
+        ...
+
+    def events(self, labels: Mapping[str, str] | None = None) -> AsyncIterator[ContainerEvent]:
+        """What happens to the managed containers carrying all of ``labels``, from about now
+        until the iteration is closed. It ends (or raises :class:`EngineError`) when the
+        engine's stream does; events from before it started reading are not replayed, so a
+        caller that must miss nothing lists after subscribing, and again when it ends."""
         ...
 
     async def ensure_network(self, name: str, labels: Mapping[str, str] | None = None) -> None:

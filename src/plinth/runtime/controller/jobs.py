@@ -27,7 +27,7 @@ data a later ``jobExecutions`` status would report.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -80,6 +80,9 @@ class CronRunner:
         self.driver, self.scope, self.resolve, self.clock = driver, dict(scope), resolve, clock
         self.runs: dict[JobKey, list[JobRun]] = {}
         self.last_fire: dict[JobKey, datetime] = {}
+        #: Engine actions taken (containers started, stopped, removed): a caller that keeps a
+        #: list of the containers knows it is out of date when this moved.
+        self.changes = 0
 
     def executions(self) -> dict[str, list[JobRun]]:
         """Runs by ``org/gvc/workload``, oldest first, every location together."""
@@ -88,10 +91,17 @@ class CronRunner:
             out.setdefault("/".join(key[:3]), []).extend(runs)
         return {k: sorted(v, key=lambda r: r.started) for k, v in out.items()}
 
-    async def tick(self, workloads: Mapping[tuple[str, str], Mapping[str, Any]], gvcs: Mapping[str, Any]) -> None:
-        """One round over every cron workload (module docstring)."""
+    async def tick(
+        self,
+        workloads: Mapping[tuple[str, str], Mapping[str, Any]],
+        gvcs: Mapping[str, Any],
+        infos: Iterable[ContainerInfo] | None = None,
+    ) -> None:
+        """One round over every cron workload (module docstring). ``infos``: the scope's
+        containers as listed since this runner's last action (:attr:`changes`); listed here
+        when not given."""
         by_run: dict[str, list[ContainerInfo]] = {}
-        for info in await self.driver.list(self.scope):
+        for info in await self.driver.list(self.scope) if infos is None else infos:
             if JOB_RUN in info.labels and REPLICA not in info.labels:
                 by_run.setdefault(info.labels[JOB_RUN], []).append(info)
         wanted: set[JobKey] = set()
@@ -196,6 +206,7 @@ class CronRunner:
     ) -> None:
         for info in stop:
             if info.running:
+                self.changes += 1
                 await self.driver.stop(info.name, STOP_TIMEOUT_S)
         run.status, run.exit_code, run.message, run.ended = status, code, message, now
 
@@ -216,12 +227,14 @@ class CronRunner:
                 job = replace(spec, name=f"{spec.name}_a{run.attempts}", labels=job_labels)
                 if not await self.driver.image_present(job.image):
                     await self.driver.pull(job.image)
+                self.changes += 1
                 await self.driver.run(job)
         except Exception as exc:  # a plan or engine error fails this run, not the controller
             await self._finish(run, "failed", None, f"could not start: {exc}", self.clock(), [])
 
     async def _remove(self, infos: list[ContainerInfo]) -> None:
         for info in infos:
+            self.changes += 1
             try:
                 await self.driver.remove(info.name)
             except EngineError:

@@ -47,6 +47,7 @@ from plinth.runtime.controller.jobs import CronRunner
 from plinth.runtime.controller.networks import NetworkKeeper
 from plinth.runtime.controller.placement import PlacementCache
 from plinth.runtime.controller.plan import CONTAINER, Resolver, plan_workload
+from plinth.runtime.controller.prober import probe_forever
 from plinth.runtime.controller.probes import Probe, container_probes
 from plinth.runtime.controller.pulls import PullBackoff
 from plinth.runtime.controller.reconcile import ReconcileReport, reconcile, slot_of
@@ -247,45 +248,16 @@ class ControlLoop:
         workload = self.informer.workloads.get((info.labels[GVC], info.labels[WORKLOAD]))
         return container_probes(workload, info.labels[CONTAINER]) if workload else (None, None)
 
-    def _job_states(self) -> set[tuple[str, str, str, int]]:
+    def job_states(self) -> set[tuple[str, str, str, int]]:
         """Each cron run's name, status and attempts, to see a tick change what is reported."""
         return {(key, r.name, r.status, r.attempts) for key, runs in self.cron.executions().items() for r in runs}
 
     async def probe_forever(self) -> None:
         """Probe the scope's containers whenever a probe is due (at least every
-        :data:`PROBE_TICK_S`); wake the loop when a verdict changes or a container was stopped,
-        and when a replica's back-off ends. Each round also ticks the cron jobs."""
-        loop = asyncio.get_running_loop()
-        restart_wake: asyncio.TimerHandle | None = None
-        listed: set[tuple[str, bool]] = set()
-        while True:
-            try:
-                infos = await self.driver.list(self.scope)
-                ended = any(not info.running and slot_of(info.labels) for info in infos)
-                # A replica container that came, went or stopped since the last round wakes the
-                # loop too: a pass's report reads this listing, and one taken while a pass was
-                # removing containers (a suspend) would otherwise stay the last word.
-                now_listed = {(info.name, info.running) for info in infos if slot_of(info.labels)}
-                moved, listed = now_listed != listed, now_listed
-                if await self.supervisor.probe(self.driver, infos, self._probes_for) or ended or moved:
-                    self.wake()  # a verdict changed, or a replica ended: the next pass restarts it
-            except Exception:
-                log.exception("org %s: probing failed; trying again", self.org)
-            restart = self.supervisor.next_restart()
-            if restart_wake is not None:
-                restart_wake.cancel()
-            if restart is not None:
-                restart_wake = loop.call_later(max(0.0, restart - self.supervisor.clock()), self.wake)
-            try:
-                before = self._job_states()
-                await self.cron.tick(self.informer.workloads, self.informer.gvcs)
-                if self._job_states() != before:
-                    self.wake()  # a run started or ended: the reporter shows it in jobExecutions
-            except Exception:
-                log.exception("org %s: running cron jobs failed; trying again", self.org)
-            due = self.supervisor.next_probe()
-            delay = PROBE_TICK_S if due is None else min(PROBE_TICK_S, max(0.05, due - self.supervisor.clock()))
-            await asyncio.sleep(delay)
+        :data:`PROBE_TICK_S`), listing them only when the engine's events (or the controller's
+        own actions) say something changed; wake the loop when a verdict changes, a container
+        has ended or a replica's back-off ends. Each round also ticks the cron jobs (:mod:`.prober`)."""
+        await probe_forever(self, PROBE_TICK_S)
 
     async def run(self) -> None:
         """Run until cancelled (module docstring); never ends on an error of a pass."""
