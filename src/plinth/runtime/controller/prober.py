@@ -27,7 +27,6 @@ container that changed since has an event, and the round after it lists again.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable
