@@ -72,11 +72,11 @@ def controller_keys(runtime: RuntimeServer) -> list[str]:
     return [k["name"] for k in keys if k["description"].startswith("runtime controller")]
 
 
-def make_workload(runtime: RuntimeServer, gvc: str, name: str, org: str | None = None) -> None:
+def make_workload(runtime: RuntimeServer, gvc: str, name: str, org: str | None = None, type_: str = "standard") -> None:
     body: dict[str, Any] = {
         "name": name,
         "spec": {
-            "type": "standard",
+            "type": type_,
             "containers": [{"name": "main", "image": runtime.kit.image, "ports": [{"number": 8080}]}],
             "defaultOptions": {"autoscaling": {"minScale": 1, "maxScale": 1}},
             "firewallConfig": {"external": {"inboundAllowCIDR": ["0.0.0.0/0"]}},
@@ -117,6 +117,18 @@ def test_a_workload_runs_and_answers_through_the_gateway(running: RuntimeServer)
         assert api.get(path).json()["status"]["endpoint"] == f"http://web-{alias}.localhost:{running.gateway_port}"
     assert deployment["status"]["lastProcessedVersion"] == deployment["status"]["expectedDeploymentVersion"]
     assert deployment["status"]["versions"][0]["ready"] is True
+
+
+def test_a_serverless_workload_runs_its_replica_and_answers_through_the_gateway(running: RuntimeServer) -> None:
+    """Serverless runs as standard does, on its one port (no scale to zero: docs/runtime.md)."""
+    gvc, alias = make_gvc(running)
+    make_workload(running, gvc, "lambda", type_="serverless")
+    running.wait_running("lambda")
+    (container,) = running.containers(**{"plinth.workload": "lambda"})
+    assert container["Labels"]["plinth.workload-type"] == "serverless"
+    assert running.wait_gateway(f"lambda-{alias}.localhost").content == INDEX
+    delete(running, f"/gvc/{gvc}/workload/lambda")
+    wait_for(lambda: not running.containers(**{"plinth.workload": "lambda"}), "the serverless replica removed")
 
 
 def test_a_new_org_gets_its_loop(running: RuntimeServer) -> None:
