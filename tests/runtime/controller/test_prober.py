@@ -59,7 +59,9 @@ def test_the_engines_events_make_a_list_due_and_exec_ones_do_not(
     world: World, engine: CliEngine, run_async: RunAsync
 ) -> None:
     planned = world.desired(world.workload("watched"))[0]
-    spec = replace(planned, name=f"{planned.name}_w", command="/bin/sh", args=["-c", IDLE])
+    # Off the GVC network: run directly (no reconcile pass makes the network), the container
+    # must not depend on one another test made.
+    spec = replace(planned, name=f"{planned.name}_w", command="/bin/sh", args=["-c", IDLE], network=None, aliases=())
 
     async def scenario() -> None:
         watch = EngineWatch(engine, dict(world.scope), relist_s=3600, warmup_s=0.5)
