@@ -29,9 +29,8 @@ from typing import Any
 import pytest
 
 from tests.compat.conftest import Cpln, Plinth, Run
-from tests.support import pg
 from tests.support.containers import INDEX, ContainerKit
-from tests.support.runtime_server import RuntimeServer, start_runtime_server, wait_for
+from tests.support.runtime_server import RuntimeServer, serving_runtime, wait_for
 
 LOCATION = "aws-us-east-2"
 MISSING_IMAGE = "localhost/plinth-no-such-image:1"
@@ -56,17 +55,8 @@ def runtime(
     test_containers: ContainerKit,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[RuntimeServer]:
-    database = pg.create_database() if request.param == "postgres" else None
-    server: RuntimeServer | None = None
-    try:
-        server = start_runtime_server(tmp_path_factory.mktemp("cli-containers"), test_containers, database)
+    with serving_runtime(request.param, tmp_path_factory.mktemp("cli-containers"), test_containers) as server:
         yield server
-    finally:
-        if server is not None:
-            server.stop()
-            server.remove_containers()
-        if database:
-            pg.drop_database(database)
 
 
 @dataclass

@@ -21,9 +21,8 @@ from typing import Any
 import pytest
 
 from plinth.runtime.containers import identity_labels
-from tests.support import pg
 from tests.support.containers import INDEX, ContainerKit, podman
-from tests.support.runtime_server import RuntimeServer, processes, start_runtime_server, wait_for
+from tests.support.runtime_server import RuntimeServer, processes, serving_runtime, wait_for
 
 LOCATION = "aws-us-east-2"
 
@@ -32,18 +31,11 @@ LOCATION = "aws-us-east-2"
 def runtime(
     request: pytest.FixtureRequest, test_containers: ContainerKit, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[RuntimeServer]:
-    database = pg.create_database() if request.param == "postgres" else None
-    server: RuntimeServer | None = None
-    try:
-        # Two workers: still one controller (serve's main process starts it, never a worker).
-        server = start_runtime_server(tmp_path_factory.mktemp("serve-containers"), test_containers, database, workers=2)
+    # Two workers: still one controller (serve's main process starts it, never a worker).
+    with serving_runtime(
+        request.param, tmp_path_factory.mktemp("serve-containers"), test_containers, workers=2
+    ) as server:
         yield server
-    finally:
-        if server is not None:
-            server.stop()
-            server.remove_containers()
-        if database:
-            pg.drop_database(database)
 
 
 @pytest.fixture

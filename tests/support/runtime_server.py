@@ -12,10 +12,11 @@ finalizer's clean-up of that scope. Every wait is bounded and fails saying what 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -23,6 +24,7 @@ from typing import Any, TypeVar
 import httpx
 
 from plinth.runtime.gateway.caddy import free_loopback_port
+from tests.support import pg
 from tests.support.containers import TEST_RUN, ContainerKit, podman
 from tests.support.server import ServerProcess, start_server
 
@@ -170,3 +172,20 @@ def start_runtime_server(
         kit, data_dir, database_url, org, unique, free_loopback_port(), extra_args=extra_args, workers=workers
     )
     return runtime.start()
+
+
+@contextlib.contextmanager
+def serving_runtime(store: str, data_dir: Path, kit: ContainerKit, *, workers: int = 1) -> Iterator[RuntimeServer]:
+    """A module's :class:`RuntimeServer` on ``store`` (``sqlite``, or a throwaway PostgreSQL
+    database), stopped after with its containers removed and its database dropped."""
+    database = pg.create_database() if store == "postgres" else None
+    server: RuntimeServer | None = None
+    try:
+        server = start_runtime_server(data_dir, kit, database, workers=workers)
+        yield server
+    finally:
+        if server is not None:
+            server.stop()
+            server.remove_containers()
+        if database:
+            pg.drop_database(database)
