@@ -74,6 +74,7 @@ class LoopThread:
                 supervisor=supervisor,
                 gateway=self.gateway,
                 after_pass=reporter,
+                after_probe=reporter.after_probe,
             )
             self._loop = asyncio.get_running_loop()
             self._task = asyncio.current_task()

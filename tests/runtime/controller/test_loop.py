@@ -385,3 +385,52 @@ def test_a_position_the_server_does_not_know_is_answered_410_and_listed_again(
     assert informer.lists == 6
     assert set(informer.gvcs) == {GVC}
     assert {name for _, name in informer.workloads} == {doc["name"] for doc in listed}
+
+
+def test_a_readiness_verdict_is_reported_at_once_without_a_pass(
+    server: ServerProcess, running: list[LoopThread], test_containers: ContainerKit, run_async: RunAsync
+) -> None:
+    """When only a replica's readiness verdict changes there is nothing to reconcile: the prober
+    has the loop report that workload at once (``after_probe``). While passes report nothing
+    (their hook is replaced by one that posts nothing), the API still reads the workload ready
+    once its probe passes: that report posted it."""
+    kit, base = test_containers, f"/org/{server.org}/gvc/{GVC}/workload"
+    doc = workload_doc("gated", kit, 1)
+    probe = {"exec": {"command": ["test", "-f", "/tmp/ready"]}, "initialDelaySeconds": 0, "periodSeconds": 1}
+    doc["spec"]["containers"][0]["readinessProbe"] = {**probe, "failureThreshold": 1}
+    control = running[-1].control
+    assert control is not None and control.after_pass is not None and control.after_probe is not None
+    calls: list[str] = []
+
+    async def pass_reports_nothing(*args: Any) -> None:
+        calls.append("pass")
+
+    def recorded(hook: Any) -> Any:
+        async def call(*args: Any) -> None:
+            calls.append("probe")
+            await hook(*args)
+
+        return call
+
+    def deployment_message() -> str:
+        return str(api.get(f"{base}/gated/deployment/{LOCATION}").json()["status"].get("message"))
+
+    with server.client() as api:
+        assert api.post(base, json=doc).status_code == 201
+        (name,) = until(
+            lambda: [c.name for c in containers(run_async, server, kit, "gated") if c.running],
+            "the gated replica's container running",
+        )
+        failing = "exec probe exited"
+        until(lambda: failing in deployment_message(), lambda: f"the failing probe ({deployment_message()})")
+        assert api.get(f"{base}/gated").json()["status"]["ready"] is False
+        original = control.after_pass, control.after_probe
+        control.after_pass, control.after_probe = pass_reports_nothing, recorded(original[1])
+        try:
+            exec_out(run_async, name, ["touch", "/tmp/ready"])
+            until(lambda: api.get(f"{base}/gated").json()["status"]["ready"] is True, "the workload's status ready")
+        finally:
+            control.after_pass, control.after_probe = original
+        assert "probe" in calls, calls
+        assert api.delete(f"{base}/gated").status_code in (200, 202, 204)
+        until(lambda: not containers(run_async, server, kit, "gated"), "the gated workload's containers removed")

@@ -90,6 +90,7 @@ class Fleet:
             gateway=gateway,
             base_domain=self.base_domain,
             after_pass=reporter,
+            after_probe=reporter.after_probe,
         )
 
     async def _run_org(self, loop: ControlLoop) -> None:

@@ -1,8 +1,10 @@
 """The control loop: the informer's cache planned and reconciled, whenever anything changes.
 
 :class:`ControlLoop` runs an :class:`~.informer.Informer` for one org and, each time it is
-woken (a change in the cache, a periodic relist, a retry), waits ``debounce_s`` so that a burst
-of writes (``cpln apply`` of a stack) makes one pass, then:
+woken (a change in the cache, a periodic relist, a retry, the prober), starts a pass: at once
+when no pass started within ``debounce_s``, else when that window ends, so that a burst of
+writes (``cpln apply`` of a stack) coalesces into the next pass (a leading-edge debounce,
+:mod:`.debounce`: no wake-up is lost, passes never overlap). A pass:
 
 1. plans every workload of the cache (:func:`~.plan.plan_workload`) on its GVC's locations;
 2. calls :func:`~.reconcile.reconcile` once for the whole org, under the scope
@@ -29,6 +31,12 @@ and the volumes of volume sets that are gone (``volumes.VolumeKeeper``).
 
 **Reporting.** ``after_pass`` (``reporter.Reporter``) runs at the end of every pass: it posts
 what the supervisor observed to the API. A failure is an error of the pass (key ``report``).
+When only what the prober sees changed (a readiness verdict, a new container listed), there is
+nothing to reconcile: :meth:`ControlLoop.report_observed` loads the gateway's routes and calls
+``after_probe`` (``Reporter.after_probe``) for just those workloads, at once, with the last
+pass's plan, never during a pass (one lock). Requests coalesce (level-triggered: the report
+reads the state when it runs); a failed one wakes the loop, whose pass reports everything.
+Without ``after_probe`` the prober wakes the loop instead, as it did before.
 
 Cancelling :meth:`ControlLoop.run` stops the informer and the loop; containers keep running,
 to be adopted by the next loop (the driver's spec digest makes that so).
@@ -38,10 +46,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from plinth.runtime.containers.protocol import GVC, ORG, WORKLOAD, ContainerEngine, ContainerInfo, ReplicaSpec
+from plinth.runtime.controller.debounce import LeadingDebounce
 from plinth.runtime.controller.informer import Informer
 from plinth.runtime.controller.jobs import CronRunner
 from plinth.runtime.controller.networks import NetworkKeeper
@@ -61,7 +70,8 @@ from plinth.runtime.gateway.routes import RouteTable
 
 log = logging.getLogger(__name__)
 
-#: How long a wake-up waits for more changes before the pass starts.
+#: At most one pass starts within this window: the first wake-up after quiet starts one at
+#: once, later ones coalesce into the next, at the window's end (:mod:`.debounce`).
 DEBOUNCE_S = 0.1
 #: How soon a pass that left errors is tried again (besides any change or relist).
 RETRY_S = 5.0
@@ -77,6 +87,9 @@ DRAIN_S = 1.0
 AfterPass = Callable[
     ["ControlLoop", list[ReplicaSpec], dict[tuple[str, str, str], str], ReconcileReport], Awaitable[None]
 ]
+#: A hook run when the prober's view of some workloads changed without a pass:
+#: ``(loop, {"gvc/name", ...})`` (``Reporter.after_probe``).
+AfterProbe = Callable[["ControlLoop", Collection[str]], Awaitable[None]]
 
 
 def refuse_secrets(reference: str) -> str:
@@ -100,6 +113,7 @@ class ControlLoop:
         gateway: Callable[[RouteTable], Awaitable[None]] | None = None,
         base_domain: str = DEFAULT_BASE_DOMAIN,
         after_pass: AfterPass | None = None,
+        after_probe: AfterProbe | None = None,
     ) -> None:
         self.informer = informer
         self.driver = driver
@@ -127,13 +141,57 @@ class ControlLoop:
         self._applied: RouteTable | None = None
         #: Called at the end of every pass (``reporter.Reporter``: what was observed, to the API).
         self.after_pass = after_pass
+        #: Called by :meth:`report_observed` (what the prober saw, to the API, without a pass).
+        self.after_probe = after_probe
+        #: The last pass's plan: ``(specs, held, report)``, what a report between passes reads.
+        self.last_plan: tuple[list[ReplicaSpec], dict[tuple[str, str, str], str], ReconcileReport] | None = None
+        #: Reports made between passes (:meth:`report_observed`), for tests and the bench.
+        self.quick_reports = 0
+        #: Set by a pass that changed containers, and by the engine's events: the prober's
+        #: next round starts now instead of at its next tick.
+        self.probe_soon = asyncio.Event()
         #: Cron workloads' runs (``cron.executions()``), ticked every :data:`PROBE_TICK_S`.
         self.cron = CronRunner(driver, scope=self.scope, resolve=self.resolve)
-        self._wake = asyncio.Event()
+        self._debounce = LeadingDebounce(debounce_s)
+        #: Held by a pass and by a report between passes: they never overlap.
+        self._acting = asyncio.Lock()
+        self._to_report: set[str] = set()
+        self._report_wake = asyncio.Event()
         informer.on_change = self.wake
 
     def wake(self) -> None:
-        self._wake.set()
+        """Ask for a pass (wake-ups coalesce: module docstring)."""
+        self._debounce.wake()
+
+    def report_observed(self, workloads: Collection[str]) -> None:
+        """The prober's view of ``workloads`` (``gvc/name``) changed, but nothing needs
+        reconciling: report them now, without a pass (module docstring). Without an
+        ``after_probe`` hook, wake the loop instead."""
+        if self.after_probe is None:
+            self.wake()
+            return
+        self._to_report.update(workloads)
+        self._report_wake.set()
+
+    async def _report_forever(self) -> None:
+        """Run the reports :meth:`report_observed` asked for, one at a time, never during a
+        pass; requests made while one runs make one more."""
+        while True:
+            await self._report_wake.wait()
+            async with self._acting:
+                self._report_wake.clear()
+                workloads, self._to_report = self._to_report, set()
+                if self.last_plan is None:
+                    continue  # no pass yet: the first one reports everything
+                try:
+                    if self.gateway is not None:
+                        await self._load_routes()  # first: a workload reported ready is served
+                    assert self.after_probe is not None
+                    await self.after_probe(self, workloads)
+                    self.quick_reports += 1
+                except Exception:  # the pass reports everything, and retries what fails
+                    log.exception("org %s: reporting what the prober saw failed; a pass will", self.org)
+                    self.wake()
 
     def desired(self) -> tuple[list[ReplicaSpec], dict[tuple[str, str, str], str]]:
         """What the cache wants, and the workloads held by a plan error (module docstring)."""
@@ -161,7 +219,15 @@ class ControlLoop:
         await self.placements.refresh(self.informer.gvcs, self.informer.locations_state())
 
     async def run_pass(self) -> ReconcileReport:
-        """One plan-and-reconcile of the whole org (the informer must be synced)."""
+        """One plan-and-reconcile of the whole org (the informer must be synced); never at the
+        same time as another, or as a report between passes."""
+        async with self._acting:
+            report = await self._run_pass()
+        if report.changed:
+            self.probe_soon.set()  # see the new containers now, not at the prober's next tick
+        return report
+
+    async def _run_pass(self) -> ReconcileReport:
         await self.prepare()
         specs, held = self.desired()
         self.networks.planned(specs, GVC)
@@ -185,6 +251,7 @@ class ControlLoop:
             await self.volumes.collect(self.driver, self.org, self.scope, set(self.informer.volume_sets))
         )
         self.last_report = report
+        self.last_plan = (specs, held, report)
         self.errors = dict(report.errors)
         await self._update_gateway(report)
         if self.after_pass is not None:
@@ -264,6 +331,7 @@ class ControlLoop:
         informer = asyncio.create_task(self.informer.run())
         retry: asyncio.TimerHandle | None = None
         prober: asyncio.Task[None] | None = None
+        reporter: asyncio.Task[None] | None = None
         try:
             await asyncio.wait(
                 [asyncio.ensure_future(self.informer.wait_synced()), informer],
@@ -272,10 +340,9 @@ class ControlLoop:
             if informer.done():
                 informer.result()  # the informer ended without being cancelled: say why
             prober = asyncio.create_task(self.probe_forever())
+            reporter = asyncio.create_task(self._report_forever())
             while True:
-                await self._wake.wait()
-                await asyncio.sleep(self.debounce_s)  # let a burst of writes land first
-                self._wake.clear()
+                await self._debounce.next_pass()  # at once after quiet; a burst coalesces
                 if retry is not None:
                     retry.cancel()
                     retry = None
@@ -293,3 +360,5 @@ class ControlLoop:
             await cancel_and_wait(informer)
             if prober is not None:
                 await cancel_and_wait(prober)
+            if reporter is not None:
+                await cancel_and_wait(reporter)

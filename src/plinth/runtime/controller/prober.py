@@ -2,9 +2,16 @@
 second.
 
 :func:`probe_forever` (what :meth:`~.loop.ControlLoop.probe_forever` runs beside the passes) goes
-round about every second, sooner when a probe is due: it runs the due readiness and liveness
-probes (:meth:`~.supervisor.Supervisor.probe`), wakes the loop when a verdict changed, a replica
-ended or a back-off is over, and ticks the cron jobs.
+round about every second, sooner when a probe is due, and at once when a pass changed
+containers or the engine's events say something changed (``loop.probe_soon``): it runs the due
+readiness and liveness probes (:meth:`~.supervisor.Supervisor.probe`) and ticks the cron jobs.
+What it found decides what follows:
+
+- a replica container ended or is gone, or a back-off is over: the loop is woken, for a pass
+  (it starts the replica again, or reports the suspend that removed it);
+- otherwise, a readiness verdict changed or a container appeared: there is nothing to
+  reconcile, so only those workloads are reported, at once
+  (:meth:`~.loop.ControlLoop.report_observed`), not on the pass after.
 
 Each round works on the scope's containers as last listed. :class:`EngineWatch` decides when to
 list them again (one engine ``list``), which is only when something may have changed:
@@ -27,6 +34,7 @@ container that changed since has an event, and the round after it lists again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -64,8 +72,11 @@ class EngineWatch:
         relist_s: float = RELIST_S,
         warmup_s: float = WARMUP_S,
         clock: Callable[[], float] = time.monotonic,
+        on_change: Callable[[], None] | None = None,
     ) -> None:
         self.driver, self.scope = driver, scope
+        #: Called on each event that makes the last list stale (the prober's next round now).
+        self.on_change = on_change
         self.relist_s, self.warmup_s, self.clock = relist_s, warmup_s, clock
         #: When the stream became trustworthy (clock time), ``None`` while it is not running.
         self.trusted_from: float | None = None
@@ -116,6 +127,8 @@ class EngineWatch:
                     self.events += 1
                     if event.action in CHANGES:
                         self.stale = True
+                        if self.on_change is not None:
+                            self.on_change()
                     pause = RESTART_MIN_S  # it ran: a later end starts again soon
                 log.warning("the engine's event stream ended; listing every round until it runs again")
             except Exception as exc:
@@ -129,25 +142,30 @@ async def probe_forever(loop: ControlLoop, tick_s: float) -> None:
     """The prober of ``loop`` (module docstring), rounds at most ``tick_s`` apart."""
     aio = asyncio.get_running_loop()
     supervisor = loop.supervisor
-    watch = EngineWatch(loop.driver, loop.scope)
+    watch = EngineWatch(loop.driver, loop.scope, on_change=loop.probe_soon.set)
     follower = asyncio.create_task(watch.follow())
     restart_wake: asyncio.TimerHandle | None = None
     infos: list[ContainerInfo] = []
     listed: set[tuple[str, bool]] = set()
     try:
         while True:
+            loop.probe_soon.clear()  # what asks for a round from now on gets one more
             try:
                 if watch.list_due(loop.passes, loop.cron.changes):
                     infos = await watch.list(loop.passes, loop.cron.changes)
                 ended = any(not info.running and slot_of(info.labels) for info in infos)
-                # A replica container that came, went or stopped since the last list wakes the
-                # loop too: a pass's report reads the listing, and one taken while a pass was
-                # removing containers (a suspend) would otherwise stay the last word.
                 now_listed = {(info.name, info.running) for info in infos if slot_of(info.labels)}
-                moved, listed = now_listed != listed, now_listed
+                # A replica container gone since the last list wakes the loop too: one taken
+                # while a pass was removing containers (a suspend) must not stay the last word.
+                gone = {name for name, _ in listed} - {name for name, _ in now_listed}
+                appeared = {name for name, _ in now_listed - listed}
+                listed = now_listed
                 assert supervisor.probes_for is not None
-                if await supervisor.probe(loop.driver, infos, supervisor.probes_for) or ended or moved:
-                    loop.wake()  # a verdict changed, or a replica ended: the next pass restarts it
+                verdicts = await supervisor.probe(loop.driver, infos, supervisor.probes_for)
+                if ended or gone:
+                    loop.wake()  # a replica ended: the next pass restarts it (and reports)
+                elif verdicts or appeared:
+                    loop.report_observed(_workloads(infos, appeared, supervisor.changed))
             except Exception:
                 log.exception("org %s: probing failed; trying again", loop.org)
             restart = supervisor.next_restart()
@@ -165,8 +183,21 @@ async def probe_forever(loop: ControlLoop, tick_s: float) -> None:
             except Exception:
                 log.exception("org %s: running cron jobs failed; trying again", loop.org)
             due = supervisor.next_probe()
-            await asyncio.sleep(tick_s if due is None else min(tick_s, max(0.05, due - supervisor.clock())))
+            pause = tick_s if due is None else min(tick_s, max(0.05, due - supervisor.clock()))
+            with contextlib.suppress(TimeoutError):  # the tick (or a due probe) came first
+                await asyncio.wait_for(loop.probe_soon.wait(), pause)
     finally:
         if restart_wake is not None:
             restart_wake.cancel()
         await cancel_and_wait(follower)
+
+
+def _workloads(infos: list[ContainerInfo], appeared: set[str], changed: set[str]) -> set[str]:
+    """``gvc/name`` of the workloads whose containers ``appeared`` (by name) or whose verdicts
+    ``changed`` (``org/gvc/workload``): what a report between passes covers."""
+    keys = {key.split("/", 1)[1] for key in changed}
+    for info in infos:
+        slot = slot_of(info.labels)
+        if slot is not None and info.name in appeared:
+            keys.add(f"{slot[1]}/{slot[2]}")
+    return keys

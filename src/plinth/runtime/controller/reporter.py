@@ -1,9 +1,13 @@
 """What the control loop observed, posted to the API (``POST /org/{org}/-runtime/observations``).
 
 :class:`Reporter` is the loop's ``after_pass`` hook: after every pass (and the prober wakes the
-loop whenever a readiness verdict changes, a container ended or a back-off is over) it builds
-one observation per workload of the informer's cache (``runtime/observations.py``) and posts
-those that differ from what it last posted successfully. A failed post raises, which the loop
+loop whenever a container ended or a back-off is over) it builds one observation per workload
+of the informer's cache (``runtime/observations.py``) and posts those that differ from what it
+last posted successfully. Its :meth:`~Reporter.after_probe` is the loop's ``after_probe``: when
+the prober's verdicts change (or a container appears) between passes, it posts just those
+workloads' observations at once, built as a pass would build them but with the last pass's
+plan, and without learning from it: which version a workload's plan serves is only learnt
+from a pass (the informer's cache may already hold a version no pass planned yet). A failed post raises, which the loop
 reports as an error of the pass and retries after ``retry_s``; an org that is gone (404, 410)
 is fine: there is nothing left to report to.
 
@@ -27,7 +31,7 @@ is fine: there is nothing left to report to.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -83,6 +87,17 @@ class Reporter:
         for start in range(0, len(changed), MAX_WORKLOADS):
             await self._post(changed[start : start + MAX_WORKLOADS])
 
+    async def after_probe(self, loop: ControlLoop, workloads: Collection[str]) -> None:
+        """Post the observations of ``workloads`` (``gvc/name``) that changed, as the prober
+        sees them now, with the last pass's plan (module docstring); nothing before a pass."""
+        if loop.last_plan is None:
+            return
+        specs, held, report = loop.last_plan
+        docs = self.observations(loop, specs, held, report, learn=False)
+        changed = [docs[key] for key in sorted(workloads) if key in docs and self.sent.get(key) != docs[key]]
+        for start in range(0, len(changed), MAX_WORKLOADS):
+            await self._post(changed[start : start + MAX_WORKLOADS])
+
     async def _post(self, batch: list[Doc]) -> None:
         try:
             response = await self.client.post(f"/org/{self.org}/-runtime/observations", json={"workloads": batch})
@@ -100,10 +115,17 @@ class Reporter:
     # -- building the documents ------------------------------------------------------------
 
     def observations(
-        self, loop: ControlLoop, specs: Sequence[ReplicaSpec], held: Mapping[Any, str], report: ReconcileReport
+        self,
+        loop: ControlLoop,
+        specs: Sequence[ReplicaSpec],
+        held: Mapping[Any, str],
+        report: ReconcileReport,
+        *,
+        learn: bool = True,
     ) -> dict[str, Doc]:
-        """One observation per workload of the cache, by ``gvc/name``."""
-        planned = self._plan(loop, specs)
+        """One observation per workload of the cache, by ``gvc/name``. ``learn``: remember the
+        version each planned workload and template serves (a pass's report, not a probe's)."""
+        planned = self._plan(loop, specs, learn)
         observed = loop.supervisor.observed()
         executions = loop.cron.executions()
         out: dict[str, Doc] = {}
@@ -111,7 +133,7 @@ class Reporter:
             key = f"{gvc_name}/{name}"
             full = f"{self.org}/{key}"
             gvc = loop.informer.gvcs.get(gvc_name) or {}
-            if (self.org, gvc_name, name) not in held and full not in report.errors:
+            if learn and (self.org, gvc_name, name) not in held and full not in report.errors:
                 self._planned[key] = int(workload.get("version", 0))
             entries = observed.get(full)
             replicas = entries.replicas if entries is not None else []
@@ -166,21 +188,23 @@ class Reporter:
             ]
         return doc
 
-    def _plan(self, loop: ControlLoop, specs: Sequence[ReplicaSpec]) -> dict[str, set[str]]:
-        """Remember the version and images of each planned replica template; the planned
-        container digests by ``gvc/name``."""
+    def _plan(self, loop: ControlLoop, specs: Sequence[ReplicaSpec], learn: bool = True) -> dict[str, set[str]]:
+        """Remember (when ``learn``) the version and images of each planned replica template;
+        the planned container digests by ``gvc/name``."""
         replicas: dict[tuple[str, str, str, str], list[tuple[str, str]]] = {}
         for spec in specs:
             labels = spec.labels
             # As the reconcile pass stamps it: the digest of the spec under its engine name.
             digest = loop.driver.digest(replace(spec, name=engine_name(spec, loop.driver)))[:12]
-            self._images[digest] = spec.image
+            if learn:
+                self._images[digest] = spec.image
             slot = (labels[GVC], labels[WORKLOAD], labels[LOCATION], labels[REPLICA])
             replicas.setdefault(slot, []).append((labels[CONTAINER], digest))
         digests: dict[str, set[str]] = {}
         for (gvc_name, name, _, _), containers in replicas.items():
-            workload = loop.informer.workloads.get((gvc_name, name)) or {}
-            self._versions[_template(containers)] = int(workload.get("version", 0))
+            if learn:
+                workload = loop.informer.workloads.get((gvc_name, name)) or {}
+                self._versions[_template(containers)] = int(workload.get("version", 0))
             digests.setdefault(f"{gvc_name}/{name}", set()).update(d for _, d in containers)
         return digests
 

@@ -104,6 +104,10 @@ class Supervisor:
         self._watched: dict[str, _Watched] = {}
         self._infos: list[ContainerInfo] = []
         self._ready_names: set[str] = set()
+        #: Container name -> ``org/gvc/workload`` as last probed (to name a container gone).
+        self._workload_of: dict[str, str] = {}
+        #: The workloads whose verdicts the last :meth:`probe` changed (``org/gvc/workload``).
+        self.changed: set[str] = set()
         #: The probes of a container, for :meth:`until_ready` (the loop sets it).
         self.probes_for: ProbesFor | None = None
 
@@ -135,7 +139,8 @@ class Supervisor:
     # -- probes ----------------------------------------------------------------------------
     async def probe(self, driver: ContainerEngine, infos: Iterable[ContainerInfo], probes_for: ProbesFor) -> bool:
         """Run every due probe of the running ``infos``; stop a container whose liveness failed.
-        Answers whether anything changed (a readiness verdict, a container stopped)."""
+        Answers whether anything changed (a readiness verdict, a container stopped);
+        :attr:`changed` names the workloads (``org/gvc/workload``) whose verdicts changed."""
         self._infos = [i for i in infos if slot_of(i.labels) is not None]
         now = self.clock()
         running = {i.name: i for i in self._infos if i.running}
@@ -144,6 +149,12 @@ class Supervisor:
         changed = False
 
         async def one(info: ContainerInfo) -> bool:
+            if await verdict(info):
+                touched.add(info.name)
+                return True
+            return False
+
+        async def verdict(info: ContainerInfo) -> bool:
             watched = self._watch(info, probes_for(info), now)
             before = watched.readiness.passing if watched.readiness else None
             for tracker in (watched.readiness, watched.liveness):
@@ -160,9 +171,14 @@ class Supervisor:
             return (watched.readiness.passing if watched.readiness else None) != before
 
         ready_before = self._ready_names
+        touched: set[str] = set()
         for result in await asyncio.gather(*(one(info) for info in running.values())):
             changed |= result
         self._ready_names = {i.name for i in self._infos if self.is_ready(i)}
+        touched |= self._ready_names ^ ready_before
+        workloads = {i.name: "/".join(slot[:3]) for i in self._infos if (slot := slot_of(i.labels))}
+        self.changed = {workloads.get(name) or self._workload_of.get(name, "") for name in touched} - {""}
+        self._workload_of = workloads
         return changed or self._ready_names != ready_before
 
     def _watch(self, info: ContainerInfo, probes: tuple[Probe | None, Probe | None], now: float) -> _Watched:
