@@ -285,10 +285,11 @@ class _Step:
             await self.drain([c.name for c in first if c.running])
         for info in first:
             await _retire(driver, info.name, report)
-        await driver.run(target)
+        started = await driver.run(target)
         report.created.append(target.name)
         try:
-            await _until_running(driver, target.name, self.running_timeout_s, report)
+            if not started.running:  # ``run`` inspects after its start: no second look if it runs
+                await _until_running(driver, target.name, self.running_timeout_s, report)
         except StepFailed as exc:
             if self.gate is not None:
                 self.gate.crashed(slot, digest, str(exc))
