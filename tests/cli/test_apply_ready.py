@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
-from plinth.cli.ready import health
+from plinth.cli.ready import POLL_MIN_S, POLL_S, health, poll_after
 from tests.api.conftest import BACKENDS
 from tests.cli.conftest import SRC, PlinthCli
 from tests.support.server import ServerProcess, serving
@@ -221,3 +221,14 @@ def test_ready_with_dry_run_or_a_timeout_alone_is_a_usage_error(cli: PlinthCli, 
     assert refused.code == 2 and "--dry-run applies nothing" in refused.stderr
     alone = cli("apply", "-f", str(stack(tmp_path, gvc)), "--org", ORG, "--ready-timeout", "5")
     assert alone.code == 2 and "give --ready too" in alone.stderr
+
+
+def test_the_pause_between_checks_is_a_tenth_of_the_wait_within_its_bounds() -> None:
+    """``--ready`` asks often at first (a workload ready within a second is seen soon after its
+    report) and no more often than every 0.25 s on a long wait (docs/cli.md)."""
+    assert poll_after(0) == POLL_MIN_S
+    assert poll_after(1.0) == pytest.approx(0.1)
+    assert poll_after(2.0) == pytest.approx(0.2)
+    assert poll_after(60) == POLL_S == 0.25
+    pauses = [poll_after(t / 10) for t in range(100)]
+    assert pauses == sorted(pauses)  # never shorter as the wait grows

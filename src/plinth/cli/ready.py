@@ -15,13 +15,18 @@ What counts as ready is the official CLI's rule (``cpln apply --ready``, its
   counted location is ready at the latest version; a ``cron`` workload as soon as one
   location is ready (its jobs are not long-running replicas).
 
-The wait polls every :data:`POLL_S` and returns once one sweep found **every** workload
-ready (``wait_ready``). The official CLI also asks for three ready checks in a row, 5 s
-apart, because the platform's deployment status lags its writes; Plinth's is the runtime's
-report stored with the workload (a new version reads not ready until replicas serve it), so
-one sweep is enough. It gives up after ``--ready-timeout`` seconds (default 300, the official
-CLI's 60 checks 5 s apart: ``commands/apply.py``) with :class:`~plinth.cli.errors.NotReady`,
-which names each workload not ready and why (its deployments' messages, by location).
+The wait polls and returns once one sweep found **every** workload ready (``wait_ready``). The
+pause between two checks grows with the wait (:func:`poll_after`): a tenth of the time waited
+so far, between :data:`POLL_MIN_S` and :data:`POLL_S`, so a workload that gets ready within a
+second or two is seen within a few hundredths of a second of its report (what the poll adds to
+a wait is at most a tenth of it), and a long wait costs no more requests than a 0.25 s poll.
+
+The official CLI also asks for three ready checks in a row, 5 s apart, because the platform's
+deployment status lags its writes; Plinth's is the runtime's report stored with the workload (a
+new version reads not ready until replicas serve it), so one sweep is enough. It gives up after
+``--ready-timeout`` seconds (default 300, the official CLI's 60 checks 5 s apart:
+``commands/apply.py``) with :class:`~plinth.cli.errors.NotReady`, which names each workload not
+ready and why (its deployments' messages, by location).
 """
 
 from __future__ import annotations
@@ -35,8 +40,18 @@ from plinth.cli.errors import NotReady
 from plinth.client import ApiClient, TransportError
 from plinth.errors import APIError, ServiceUnavailable, TooManyRequests
 
-#: Seconds between two checks of a workload found not ready (a check is two GETs).
+#: The longest pause between two checks of a workload found not ready (a check is two GETs).
 POLL_S = 0.25
+#: The shortest pause, at the start of a wait (:func:`poll_after`).
+POLL_MIN_S = 0.02
+#: The pause is this share of the time waited so far (between the two bounds above).
+POLL_SHARE = 0.1
+
+
+def poll_after(waited_s: float) -> float:
+    """The pause before the next check, ``waited_s`` seconds into the wait: a tenth of it, at
+    least :data:`POLL_MIN_S` and at most :data:`POLL_S` (module docstring)."""
+    return min(POLL_S, max(POLL_MIN_S, waited_s * POLL_SHARE))
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +127,7 @@ class Target:
 
 def check(client: ApiClient, target: Target) -> Health:
     """One check of ``target``; a server that is unreachable or busy is a reason, not a failure
-    (it is asked again after :data:`POLL_S`), any other error of the server ends the wait."""
+    (it is asked again after the next pause), any other error of the server ends the wait."""
     try:
         workload = client.request("GET", target.href).json()
         deployments = client.request("GET", target.href + "/deployment").json().get("items") or []
@@ -139,8 +154,8 @@ def wait_ready(
 
     The targets are checked one after the other, and the wait ends once as many checks in a
     row as there are targets found each ready: every target, in one sweep. A check that finds
-    one not ready waits :data:`POLL_S` and asks that one again, so a long stack costs two GETs
-    per poll while it waits, not two per workload."""
+    one not ready pauses (:func:`poll_after`) and asks that one again, so a long stack costs two
+    GETs per poll while it waits, not two per workload."""
     if not targets:
         return
     began = now()
@@ -155,7 +170,7 @@ def wait_ready(
             waited = (now() - began).total_seconds()
             if waited >= timeout_s:
                 raise NotReady(_summary({target: check(client, target) for target in targets}, timeout_s))
-            sleep(min(POLL_S, timeout_s - waited))
+            sleep(min(poll_after(waited), timeout_s - waited))
         for target in targets:
             say(f"{target.label} ready")
     finally:
