@@ -16,10 +16,10 @@ What counts as ready is the official CLI's rule (``cpln apply --ready``, its
   location is ready (its jobs are not long-running replicas).
 
 The wait polls and returns once one sweep found **every** workload ready (``wait_ready``). The
-pause between two checks grows with the wait (:func:`poll_after`): a tenth of the time waited
+pause between two checks grows with the wait (:func:`poll_after`): a twentieth of the time waited
 so far, between :data:`POLL_MIN_S` and :data:`POLL_S`, so a workload that gets ready within a
 second or two is seen within a few hundredths of a second of its report (what the poll adds to
-a wait is at most a tenth of it), and a long wait costs no more requests than a 0.25 s poll.
+a wait is at most a twentieth of it), and a long wait costs no more requests than a 0.25 s poll.
 
 The official CLI also asks for three ready checks in a row, 5 s apart, because the platform's
 deployment status lags its writes; Plinth's is the runtime's report stored with the workload (a
@@ -45,11 +45,11 @@ POLL_S = 0.25
 #: The shortest pause, at the start of a wait (:func:`poll_after`).
 POLL_MIN_S = 0.02
 #: The pause is this share of the time waited so far (between the two bounds above).
-POLL_SHARE = 0.1
+POLL_SHARE = 0.05
 
 
 def poll_after(waited_s: float) -> float:
-    """The pause before the next check, ``waited_s`` seconds into the wait: a tenth of it, at
+    """The pause before the next check, ``waited_s`` seconds into the wait: a twentieth of it, at
     least :data:`POLL_MIN_S` and at most :data:`POLL_S` (module docstring)."""
     return min(POLL_S, max(POLL_MIN_S, waited_s * POLL_SHARE))
 

@@ -19,6 +19,7 @@ class Clock:
         self.now = 100.0
         self.slept: list[float] = []
         self.during_sleep: list[LeadingDebounce] = []  # woken while "asleep"
+        self.wakes_left: int | None = None  # how many sleeps wake them (None: every one)
 
     def __call__(self) -> float:
         return self.now
@@ -26,6 +27,10 @@ class Clock:
     async def sleep(self, seconds: float) -> None:
         self.slept.append(seconds)
         self.now += seconds
+        if self.wakes_left is not None:
+            if self.wakes_left <= 0:
+                return
+            self.wakes_left -= 1
         for debounce in self.during_sleep:
             debounce.wake()
 
@@ -105,5 +110,30 @@ def test_without_a_wake_up_no_pass_starts() -> None:
         debounce.wake()
         assert await _started(waiting)
         assert clock.slept == []
+
+    asyncio.run(scenario())
+
+
+def test_after_quiet_the_pass_waits_for_a_burst_to_pause_but_no_longer_than_the_window() -> None:
+    """The writes of one apply come milliseconds apart: the first starts the pass once they
+    pause for ``settle_s``; a burst that does not pause starts it at the window's end."""
+    clock = Clock()
+
+    async def scenario() -> None:
+        debounce = LeadingDebounce(0.1, settle_s=0.02, clock=clock, sleep=clock.sleep)
+        debounce.wake()
+        clock.during_sleep.append(debounce)
+        clock.wakes_left = 1  # one more wake-up, during the first settle
+        await debounce.next_pass()
+        assert clock.slept == [pytest.approx(0.02), pytest.approx(0.02)]  # one more settle, then quiet
+        assert not debounce.pending
+
+        clock.now += 10  # quiet again; now a burst that never pauses
+        clock.slept.clear()
+        clock.wakes_left = None
+        debounce.wake()
+        await debounce.next_pass()
+        assert sum(clock.slept) == pytest.approx(0.1)  # bounded by the window
+        assert all(s <= 0.02 + 1e-9 for s in clock.slept)
 
     asyncio.run(scenario())

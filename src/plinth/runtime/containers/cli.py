@@ -408,10 +408,8 @@ class CliEngine:
     async def ensure_network(self, name: str, labels: Mapping[str, str] | None = None) -> None:
         if name in self._networks:
             return
-        code, _, _ = await self._call("network", "inspect", name)
-        if code == 0:
-            self._networks.add(name)
-            return
+        # ``create`` alone: one that exists is refused with "exists", which is as good (one
+        # command, not an ``inspect`` before it).
         label_args = _label_args({**(labels or {}), MANAGED: "true"})
         code, _, err = await self._call("network", "create", *label_args, name)
         if code != 0 and "exists" not in err.decode(errors="replace"):  # another caller won the race

@@ -5,7 +5,11 @@ prober, a retry) into pass starts:
 
 - **the first wake-up after quiet starts a pass at once**: no pass started within the last
   ``window_s``, so nothing is gained by waiting (a single write reaches the engine one window
-  sooner than with a trailing debounce);
+  sooner than with a trailing debounce). "At once" is after ``settle_s`` without another
+  wake-up (the loop uses 20 ms, bounded by the window): the writes of one ``apply`` of a stack
+  come a few milliseconds apart, and a pass started on the first of them (the GVC) would hold
+  the pass that creates the workloads back by a whole pass of nothing (a quarter of a second
+  of ``podman ps`` on a busy machine);
 - **wake-ups within the window coalesce**: those arriving while a pass runs, or within
   ``window_s`` of its start, make *one* next pass, which starts when the window ends (a burst of
   writes, ``cpln apply`` of a stack, costs at most one more pass than a trailing debounce);
@@ -29,10 +33,12 @@ class LeadingDebounce:
         self,
         window_s: float,
         *,
+        settle_s: float = 0.0,
         clock: Callable[[], float] | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
-        self.window_s = window_s
+        self.window_s, self.settle_s = window_s, settle_s
+        self._wakes = 0
         self._clock = clock
         self._sleep = sleep
         self._wake = asyncio.Event()
@@ -44,6 +50,7 @@ class LeadingDebounce:
 
     def wake(self) -> None:
         """Ask for a pass (safe to call any number of times: they coalesce)."""
+        self._wakes += 1
         self._wake.set()
 
     @property
@@ -55,10 +62,16 @@ class LeadingDebounce:
         """Return when the next pass should start: after a wake-up, at once when no pass
         started within ``window_s``, else when the window since the last start ends."""
         await self._wake.wait()
-        if self.started is not None:
-            left = self.started + self.window_s - self.clock()
-            if left > 0:
-                await self._sleep(left)  # later wake-ups land in this pass too
+        left = 0.0 if self.started is None else self.started + self.window_s - self.clock()
+        if left > 0:
+            await self._sleep(left)  # later wake-ups land in this pass too
+        elif self.settle_s > 0:  # quiet before: start once the wake-ups pause for settle_s
+            until = self.clock() + self.window_s
+            while True:
+                seen = self._wakes
+                await self._sleep(min(self.settle_s, max(0.0, until - self.clock())))
+                if self._wakes == seen or self.clock() >= until:
+                    break
         # Cleared before the pass, not after: a wake-up during the pass asks for another.
         self._wake.clear()
         self.started = self.clock()

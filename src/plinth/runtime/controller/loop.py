@@ -73,6 +73,9 @@ log = logging.getLogger(__name__)
 #: At most one pass starts within this window: the first wake-up after quiet starts one at
 #: once, later ones coalesce into the next, at the window's end (:mod:`.debounce`).
 DEBOUNCE_S = 0.1
+#: A pass after quiet starts once wake-ups pause this long (the writes of one ``apply`` land
+#: together: :mod:`.debounce`).
+SETTLE_S = 0.02
 #: How soon a pass that left errors is tried again (besides any change or relist).
 RETRY_S = 5.0
 #: The longest the prober sleeps between rounds (a new container is probed within this).
@@ -150,9 +153,11 @@ class ControlLoop:
         #: Set by a pass that changed containers, and by the engine's events: the prober's
         #: next round starts now instead of at its next tick.
         self.probe_soon = asyncio.Event()
+        #: The engine's events since a pass began: the prober's round runs after the pass.
+        self._engine_moved = False
         #: Cron workloads' runs (``cron.executions()``), ticked every :data:`PROBE_TICK_S`.
         self.cron = CronRunner(driver, scope=self.scope, resolve=self.resolve)
-        self._debounce = LeadingDebounce(debounce_s)
+        self._debounce = LeadingDebounce(debounce_s, settle_s=min(SETTLE_S, debounce_s))
         #: Held by a pass and by a report between passes: they never overlap.
         self._acting = asyncio.Lock()
         self._to_report: set[str] = set()
@@ -162,6 +167,15 @@ class ControlLoop:
     def wake(self) -> None:
         """Ask for a pass (wake-ups coalesce: module docstring)."""
         self._debounce.wake()
+
+    def engine_changed(self) -> None:
+        """The engine's events say what runs changed: the prober's next round now, unless a
+        pass runs (its own podman commands would contend with the round's list for podman's
+        lock; the pass's end starts the round instead)."""
+        if self._acting.locked():
+            self._engine_moved = True
+        else:
+            self.probe_soon.set()
 
     def report_observed(self, workloads: Collection[str]) -> None:
         """The prober's view of ``workloads`` (``gvc/name``) changed, but nothing needs
@@ -222,8 +236,9 @@ class ControlLoop:
         """One plan-and-reconcile of the whole org (the informer must be synced); never at the
         same time as another, or as a report between passes."""
         async with self._acting:
+            self._engine_moved = False
             report = await self._run_pass()
-        if report.changed:
+        if report.changed or self._engine_moved:
             self.probe_soon.set()  # see the new containers now, not at the prober's next tick
         return report
 

@@ -142,7 +142,7 @@ async def probe_forever(loop: ControlLoop, tick_s: float) -> None:
     """The prober of ``loop`` (module docstring), rounds at most ``tick_s`` apart."""
     aio = asyncio.get_running_loop()
     supervisor = loop.supervisor
-    watch = EngineWatch(loop.driver, loop.scope, on_change=loop.probe_soon.set)
+    watch = EngineWatch(loop.driver, loop.scope, on_change=loop.engine_changed)
     follower = asyncio.create_task(watch.follow())
     restart_wake: asyncio.TimerHandle | None = None
     infos: list[ContainerInfo] = []

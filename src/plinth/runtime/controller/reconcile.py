@@ -277,10 +277,13 @@ class _Step:
         replacing = any(c.running for c in current)
         first = [c for c in current if c.name == target.name or not c.running or self.in_place]
         later = [c for c in current if c not in first]
-        await _ensure_image(driver, target.image, self.images, self.pulls)
+        # The image and the network side by side: two podman commands' start-up overlap.
+        await asyncio.gather(
+            _ensure_image(driver, target.image, self.images, self.pulls),
+            _ensure_network(driver, target, self.scope, self.images),
+        )
         for mount in target.volumes:  # made with its labels before the engine would make it bare
             await driver.ensure_volume(mount.volume, dict(mount.labels))
-        await _ensure_network(driver, target, self.scope, self.images)
         if self.drain is not None and any(c.running for c in first):
             await self.drain([c.name for c in first if c.running])
         for info in first:
