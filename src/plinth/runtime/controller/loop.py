@@ -2,8 +2,9 @@
 
 :class:`ControlLoop` runs an :class:`~.informer.Informer` for one org and, each time it is
 woken (a change in the cache, a periodic relist, a retry, the prober), starts a pass: at once
-when no pass started within ``debounce_s``, else when that window ends, so that a burst of
-writes (``cpln apply`` of a stack) coalesces into the next pass (a leading-edge debounce,
+when no pass started within ``debounce_s`` (once the wake-ups pause for :data:`SETTLE_S`: the
+writes of one apply land together), else when that window ends, so that a burst of writes
+(``cpln apply`` of a stack) coalesces into the next pass (a leading-edge debounce,
 :mod:`.debounce`: no wake-up is lost, passes never overlap). A pass:
 
 1. plans every workload of the cache (:func:`~.plan.plan_workload`) on its GVC's locations;
