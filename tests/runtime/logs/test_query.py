@@ -5,12 +5,14 @@ parameters refused by name."""
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from plinth.runtime.logs import DEFAULT_RETENTION_BYTES, add_arguments
 from plinth.runtime.logs.query import answer
 from plinth.runtime.logs.records import Record
 from plinth.runtime.logs.store import ROW_OVERHEAD, LogStore, Position
@@ -191,3 +193,13 @@ def test_times_are_read_as_loki_reads_them(store: LogStore) -> None:
         assert status == 200 and len(values(body)) == 1, start
     status, body = answer(store, ORG, q(start=str(BASE + 1), end=str(BASE + 2)))
     assert status == 200 and values(body) == []
+
+
+def test_the_retention_setting_is_a_positive_number_of_bytes() -> None:
+    parser = argparse.ArgumentParser(exit_on_error=False)
+    add_arguments(parser)
+    assert parser.parse_args([]).log_retention_bytes == DEFAULT_RETENTION_BYTES == 16 * 1024 * 1024
+    assert parser.parse_args(["--log-retention-bytes", "1000"]).log_retention_bytes == 1000
+    for bad in ("0", "-5", "lots"):
+        with pytest.raises(argparse.ArgumentError, match="log-retention-bytes"):
+            parser.parse_args(["--log-retention-bytes", bad])

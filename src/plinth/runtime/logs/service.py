@@ -20,6 +20,7 @@ in the request's path. Usage::
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 from collections.abc import Mapping
@@ -32,6 +33,27 @@ from plinth.runtime.logs.collector import Collector
 from plinth.runtime.logs.store import DEFAULT_RETENTION_BYTES, LogStore
 
 STORE_FILE = "logs.sqlite3"
+
+
+def _positive_bytes(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of bytes") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be a positive number of bytes")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The controller's logs setting: ``--log-retention-bytes`` (``args.log_retention_bytes``),
+    the most each workload's lines may take in the log store."""
+    parser.add_argument(
+        "--log-retention-bytes",
+        type=_positive_bytes,
+        default=DEFAULT_RETENTION_BYTES,
+        help=f"Most bytes of log lines kept per workload, oldest dropped first (default {DEFAULT_RETENTION_BYTES})",
+    )
 
 
 class LogService:
