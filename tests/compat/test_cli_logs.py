@@ -1,15 +1,18 @@
 """``cpln logs`` of the official CLI (pinned in conftest.py) against the logs service's
-``query_range`` (runtime/logs), over real SQLite.
+``query_range`` and ``tail`` (runtime/logs), over real SQLite.
 
 The data-plane server that mounts the service in the product is another module's; here a
 minimal loopback HTTP server stands in for it with the two paths the CLI calls for a query:
 ``/discovery`` (its ``endpoints.logs``) and ``{logs}/logs/org/{org}/loki/api/v1/query_range``
-(``commands/logs.js`` of ``@controlplane/cli`` 3.10.1). Lines are stored directly, so what is
-checked is the wire: the CLI's parameters read as it means them, and Loki's answer read back.
+(``commands/logs.js`` of ``@controlplane/cli`` 3.10.1); for ``cpln logs -f``, ``/org/{org}``
+(the CLI reads it first) and the websocket ``{logs}/logs/org/{org}/loki/api/v1/tail``, served
+with ``wsproto``. Lines are stored directly, so what is checked is the wire: the CLI's
+parameters read as it means them, and Loki's answers read back.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import time
@@ -20,11 +23,15 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
+from wsproto import ConnectionType, WSConnection
+from wsproto.events import AcceptConnection, CloseConnection, Ping, Request, TextMessage
 
-from plinth.runtime.logs import LogStore
+from plinth.runtime.logs import LogStore, tailing
 from plinth.runtime.logs.query import answer
 from plinth.runtime.logs.records import Record
 from plinth.runtime.logs.store import Position
+from plinth.runtime.logs.tailing import Signal
+from tests.aio import RunAsync
 from tests.compat.conftest import Cpln
 
 ORG = "acme"
@@ -34,7 +41,7 @@ PREFIX = f"/logs/org/{ORG}/loki/api/v1/query_range"
 class Server:
     """The stand-in server: answers the CLI from ``store`` and keeps each query's parameters."""
 
-    def __init__(self, store: LogStore) -> None:
+    def __init__(self, store: LogStore, logs_url: str | None = None) -> None:
         self.store = store
         self.queries: list[dict[str, str]] = []
         outer = self
@@ -43,7 +50,9 @@ class Server:
             def do_GET(self) -> None:
                 url = urlsplit(self.path)
                 if url.path == "/discovery":
-                    status, body = 200, {"endpoints": {"logs": outer.url}}
+                    status, body = 200, {"endpoints": {"logs": logs_url or outer.url}}
+                elif url.path == f"/org/{ORG}":
+                    status, body = 200, {"kind": "org", "name": ORG}
                 elif url.path == PREFIX:
                     params = dict(parse_qsl(url.query))
                     outer.queries.append(params)
@@ -144,3 +153,95 @@ def test_cpln_logs_reports_an_unsupported_query(cpln_bin: Path, cpln_home: Path,
     done = cli("logs", '{workload="web"} | json')
     assert done.code != 0
     assert "'| json' is not supported" in done.stdout + done.stderr
+
+
+class TailServer:
+    """The tail websocket: each connection runs the service's tail with its query's parameters."""
+
+    def __init__(self, store: LogStore, signal: Signal) -> None:
+        self.store, self.signal = store, signal
+        self.requests: list[tuple[str, dict[str, str]]] = []  # (authorization, parameters)
+        self.tasks: list[asyncio.Task[None]] = []
+
+    async def start(self) -> str:
+        self.server = await asyncio.start_server(self._connection, "127.0.0.1", 0)
+        return f"http://127.0.0.1:{self.server.sockets[0].getsockname()[1]}"
+
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        ws = WSConnection(ConnectionType.SERVER)
+        tail: asyncio.Task[None] | None = None
+        try:
+            while data := await reader.read(65536):
+                ws.receive_data(data)
+                for event in ws.events():
+                    if isinstance(event, Request):
+                        url = urlsplit(event.target)
+                        headers = {k.decode().lower(): v.decode() for k, v in event.extra_headers}
+                        params = dict(parse_qsl(url.query))
+                        self.requests.append((headers.get("authorization", ""), params))
+                        assert url.path == f"/logs/org/{ORG}/loki/api/v1/tail"
+                        writer.write(ws.send(AcceptConnection()))
+
+                        def send(text: str) -> None:
+                            writer.write(ws.send(TextMessage(data=text)))
+
+                        tail = asyncio.create_task(tailing.tail(self.store, self.signal, ORG, params, send))
+                        self.tasks.append(tail)
+                    elif isinstance(event, Ping):
+                        writer.write(ws.send(event.response()))
+                    elif isinstance(event, CloseConnection):
+                        return
+        finally:
+            if tail is not None:
+                tail.cancel()
+            writer.close()
+
+    async def stop(self) -> None:
+        self.server.close()
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+
+
+def test_cpln_logs_follow_shows_lines_stored_after_it_started(
+    cpln_bin: Path, cpln_home: Path, tmp_path: Path, run_async: RunAsync
+) -> None:
+    store = LogStore(tmp_path / "logs.sqlite3")
+    labels = {"org": ORG, "gvc": "main", "workload": "web", "container": "main"}
+    labels |= {"location": "aws-us-east-2", "provider": "aws", "replica": "web-0"}
+    store.append("c", Position("/x", 1, 1), labels, [Record(time.time_ns() - 10**9, "stdout", "before")])
+    signal = Signal()
+    tails = TailServer(store, signal)
+    cli = Cpln(cpln_bin, cpln_home, "", "token-for-the-tail")
+
+    async def scenario() -> list[str]:
+        api = Server(store, logs_url=await tails.start())
+        cli.endpoint = api.url
+        argv = [str(cli.bin), "logs", "-f", '{workload="web"} != "noise"', "-o", "raw"]
+        argv += ["--endpoint", api.url, "--token", cli.token, "--org", ORG]
+        proc = await asyncio.create_subprocess_exec(
+            *argv, env=cli.environ(), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+        )
+        assert proc.stdout is not None
+        seen: list[str] = []
+        try:
+            seen.append((await asyncio.wait_for(proc.stdout.readline(), 60)).decode().strip())
+            more = [Record(time.time_ns(), "stdout", "noise"), Record(time.time_ns(), "stderr", "after")]
+            store.append("c", Position("/x", 1, 2), labels, more)
+            signal.notify()
+            seen.append((await asyncio.wait_for(proc.stdout.readline(), 60)).decode().strip())
+        finally:
+            proc.kill()
+            await proc.wait()
+            await tails.stop()
+            api.close()
+        return seen
+
+    try:
+        seen = run_async(scenario())
+    finally:
+        store.close()
+    assert seen == ["before", "after"]
+    ((authorization, params),) = tails.requests
+    assert authorization.removeprefix("Bearer ") == "token-for-the-tail"
+    assert params["query"] == '{workload="web"} != "noise"' and params["limit"] == "30"

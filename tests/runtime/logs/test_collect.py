@@ -23,6 +23,7 @@ import pytest
 
 from plinth.runtime.containers import CliEngine, ReplicaSpec, identity_labels
 from plinth.runtime.logs import LogService
+from plinth.runtime.logs.store import ROW_OVERHEAD
 from tests.aio import RunAsync
 from tests.support.containers import ContainerKit
 
@@ -226,3 +227,26 @@ def test_bad_parameters_are_refused_before_anything_runs(scene: Scene, run_async
     assert status == 400 and body["details"]["errors"][0]["path"] == "query"
     assert "'| json' is not supported" in body["message"]
     assert tail_error.startswith("limit: ")
+
+
+def test_a_workload_over_its_bound_keeps_its_newest_lines(scene: Scene, run_async: RunAsync) -> None:
+    bound = 8000
+    script = f'i=0; while [ $i -lt 1000 ]; do i=$((i+1)); echo "line $i"; done; echo last; {IDLE}'
+
+    async def scenario() -> list[str]:
+        service = LogService(scene.engine, scene.state, scope=scene.scope, retention_bytes=bound)
+        await service.start()
+        try:
+            await scene.engine.run(scene.spec("web", "web-0", script))
+
+            def all_lines() -> list[str]:
+                return [line for _, line, _ in entries(scene.query(service, '{workload="web"}', limit=5000))]
+
+            return await until("the last line", lambda: (got := all_lines()) and got[-1] == "last" and got)
+        finally:
+            await service.stop()
+
+    lines = run_async(scenario())
+    assert sum(len(line) + ROW_OVERHEAD for line in lines) <= bound
+    assert len(lines) < 1001
+    assert lines == [*(f"line {i}" for i in range(1002 - len(lines), 1001)), "last"]  # the newest, none missing

@@ -99,10 +99,15 @@ class LogStore:
         self.path.chmod(0o600)  # the workloads' own output: not for other users of the machine
         self._ids: dict[tuple[str, ...], int] = {}  # (org, gvc, workload[, labels json]) -> id
         self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
 
     def close(self) -> None:
+        """Close the writer and every thread's reader (no call may be running)."""
         with self._lock:
             self._db.close()
+            for conn in self._readers:
+                conn.close()
+            self._readers.clear()
 
     # Writing (the collector)
 
@@ -206,6 +211,8 @@ class LogStore:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
             conn = self._local.conn = _connect(self.path)
+            with self._lock:
+                self._readers.append(conn)
         return conn
 
     def streams(self, org: str) -> list[Stream]:
