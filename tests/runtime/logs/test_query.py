@@ -6,6 +6,7 @@ parameters refused by name."""
 from __future__ import annotations
 
 import argparse
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -151,6 +152,8 @@ def test_positions_are_kept_with_the_lines(tmp_path: Path) -> None:
     store.close()
     again = LogStore(path)
     assert again.position("c1") == Position("/var/log/c1", 42, 1234)
+    for name in (path.name, f"{path.name}-wal", f"{path.name}-shm"):  # the workloads' output: the owner's only
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o600
     again.forget(["c1"])
     assert again.position("c1") is None
     again.close()

@@ -168,27 +168,26 @@ class Collector:
         if not full.log_path:
             log.warning("container %s has no log file (its log driver is not a file one): not collected", info.name)
             return
-        self.sources[info.id] = Source(info.id, full.log_path, labels)
-        if watch is not None:
-            watch.add(full.log_path)
+        self.sources[info.id] = Source(info.id, full.log_path, labels)  # watched once opened
 
     async def _read(self, sources: list[Source], watch: FileWatch | None) -> None:
-        rotated: list[str] = []
-        stored = await asyncio.to_thread(self._read_files, sources, rotated)
-        for path in rotated:  # watches are changed on the loop's thread, which reads their events
+        opened: list[str] = []
+        stored = await asyncio.to_thread(self._read_files, sources, opened)
+        for path in opened:  # watches are changed on the loop's thread, which reads their events
             if watch is not None:
                 watch.add(path)
         if stored:
             self.lines += stored
             self.signal.notify()
 
-    def _read_files(self, sources: list[Source], rotated: list[str]) -> int:
+    def _read_files(self, sources: list[Source], opened: list[str]) -> int:
         """Read each source to its end, storing what it holds (in a worker thread); the paths
-        of files found rotated go to ``rotated``."""
+        of files opened (first read, or a new file after a rotation) go to ``opened``, to be
+        watched: a file is watched only once it exists, which may be after the container is."""
         stored = 0
         for source in sources:
             try:
-                stored += self._read_file(source, rotated)
+                stored += self._read_file(source, opened)
             except OSError as exc:
                 log.debug("reading the log of %s: %s", source.id[:12], exc)
         return stored
@@ -202,11 +201,14 @@ class Collector:
             if position is not None and position.inode == source.inode:
                 source.offset = position.offset
 
-    def _read_file(self, source: Source, rotated: list[str]) -> int:
+    def _read_file(self, source: Source, opened: list[str]) -> int:
         stored = 0
         if source.file is None:
             self._open(source)
+            opened.append(source.path)
         assert source.file is not None
+        if os.fstat(source.file.fileno()).st_size < source.offset:
+            source.offset = 0  # truncated in place (not what the engines do: they rename a new file over)
         while True:
             source.file.seek(source.offset)
             data = source.file.read(CHUNK)
@@ -223,7 +225,5 @@ class Collector:
             if os.stat(source.path).st_ino != source.inode:
                 source.file.close()
                 source.file = None
-                self._open(source)
-                rotated.append(source.path)
-                stored += self._read_file(source, rotated)
+                stored += self._read_file(source, opened)
         return stored

@@ -31,6 +31,7 @@ from collections.abc import Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from plinth.files import private_dir, private_sqlite
 from plinth.runtime.logs.records import Record
 
 #: Bytes a line counts beyond its text (its row, its index entry), for the bound.
@@ -92,11 +93,13 @@ class LogStore:
         if retention_bytes <= 0:
             raise ValueError("the log retention must be a positive number of bytes")
         self.path, self.retention_bytes = Path(path), retention_bytes
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # The workloads' own output: not for other users of the machine (0700 directory, 0600
+        # files from their first byte, the WAL's included).
+        private_dir(self.path.parent, tighten_existing=False)
+        private_sqlite(self.path)
         self._lock = threading.Lock()
         self._db = _connect(self.path)
         self._db.executescript(SCHEMA)
-        self.path.chmod(0o600)  # the workloads' own output: not for other users of the machine
         self._ids: dict[tuple[str, ...], int] = {}  # (org, gvc, workload[, labels json]) -> id
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
