@@ -206,3 +206,16 @@ def test_the_retention_setting_is_a_positive_number_of_bytes() -> None:
     for bad in ("0", "-5", "lots"):
         with pytest.raises(argparse.ArgumentError, match="log-retention-bytes"):
             parser.parse_args(["--log-retention-bytes", bad])
+
+
+def test_a_workloads_lines_can_be_dropped_and_others_stay(store: LogStore) -> None:
+    fill(store, "web", "web-0", 10)
+    fill(store, "api", "api-0", 10)
+    assert store.drop_workload(ORG, "main", "web") == 10
+    assert store.drop_workload(ORG, "main", "web") == 0
+    _, web = answer(store, ORG, q())
+    _, api = answer(store, ORG, q(query='{workload="api"}'))
+    assert web["data"]["result"] == [] and len(values(api)) == 10
+    fill(store, "web", "web-0", 3)  # a workload of the same name starts afresh
+    _, again = answer(store, ORG, q(limit=100))
+    assert [line for _, line in values(again)] == ["web web-0 0", "web web-0 1", "web web-0 2"]

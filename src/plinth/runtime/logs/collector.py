@@ -91,6 +91,7 @@ class Collector:
         self.driver, self.store, self.scope = driver, store, dict(scope or {})
         self.signal = Signal()
         self.sources: dict[str, Source] = {}  # container id -> source
+        self._fileless: set[str] = set()  # ids of containers whose engine keeps no log file
         self._list_due = asyncio.Event()
         #: Lines stored since start (for tests and the bench).
         self.lines = 0
@@ -145,9 +146,10 @@ class Collector:
         infos = await self.driver.list(self.scope)
         current = {info.id: info for info in infos if stream_labels(info.labels) is not None}
         for info in current.values():
-            if info.id not in self.sources:
+            if info.id not in self.sources and info.id not in self._fileless:
                 await self._add(info, watch)
         await self._read(list(self.sources.values()), watch)
+        self._fileless &= current.keys()
         gone = [cid for cid in self.sources if cid not in current]
         for cid in gone:
             source = self.sources.pop(cid)
@@ -166,7 +168,9 @@ class Collector:
         if full is None or labels is None:
             return
         if not full.log_path:
+            # Made by an older Plinth, or by hand: inspected once, not on every list.
             log.warning("container %s has no log file (its log driver is not a file one): not collected", info.name)
+            self._fileless.add(info.id)
             return
         self.sources[info.id] = Source(info.id, full.log_path, labels)  # watched once opened
 

@@ -90,6 +90,10 @@ class LogService:
         naming the bad parameter (``params``: the query string's values)."""
         return query.answer(self.store, org, params)
 
+    def drop_workload(self, org: str, gvc: str, workload: str) -> int:
+        """Forget a workload's lines (blocking; e.g. once the informer saw it deleted)."""
+        return self.store.drop_workload(org, gvc, workload)
+
     async def tail(self, org: str, params: Mapping[str, str], send: tailing.Send) -> None:
         """Loki's tail of ``org``'s lines through ``send`` until cancelled; a bad parameter raises
         :class:`~.params.ParamError` (``status``, ``body()``) before anything is sent."""

@@ -208,6 +208,30 @@ class LogStore:
             )
             self._db.execute("UPDATE workloads SET bytes = bytes - ? WHERE id = ?", (freed, workload))
 
+    def drop_workload(self, org: str, gvc: str, workload: str) -> int:
+        """Delete every line of a workload (the caller's choice: its deletion, say); answers how
+        many went. A workload of that name made later starts with none."""
+        with self._lock:
+            db = self._db
+            row = db.execute(
+                "SELECT id FROM workloads WHERE org = ? AND gvc = ? AND workload = ?", (org, gvc, workload)
+            )
+            found = row.fetchone()
+            if found is None:
+                return 0
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                gone = db.execute("DELETE FROM lines WHERE workload_id = ?", found).rowcount
+                db.execute("DELETE FROM streams WHERE workload_id = ?", found)
+                db.execute("DELETE FROM workloads WHERE id = ?", found)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            finally:
+                self._ids.clear()
+        return int(gone)
+
     # Reading (queries and tails, from any thread)
 
     def _reader(self) -> sqlite3.Connection:
