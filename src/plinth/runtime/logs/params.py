@@ -10,7 +10,8 @@ official CLI sends them (``commands/logs.js`` of ``@controlplane/cli`` 3.10.1: `
 - ``start`` / ``end``: as Loki reads them: an integer of more than 10 digits is nanoseconds, of
   at most 10 seconds; a number with a fraction is seconds; else RFC 3339 (with up to
   nanoseconds). Defaults: ``end`` now, ``start`` an hour before ``end``. Lines answered have
-  ``start <= time < end``; ``end`` before ``start`` is refused.
+  ``start <= time < end``; ``end`` before ``start`` is refused. A tail has no end (an ``end``
+  given is ignored, as Loki's tail ignores it).
 - ``delay_for``: accepted and ignored (the platform's tail delays nothing here); at most 5
   (Loki's bound) when given.
 - Anything else (``step``, ``interval``, ...) is ignored, as Loki ignores what log queries do
@@ -34,6 +35,8 @@ DEFAULT_TAIL_LIMIT = 100
 MAX_LIMIT = 5000
 MAX_DELAY_FOR = 5
 HOUR_NS = 3600 * 1_000_000_000
+#: The end of time (the largest time SQLite's integers hold), a tail's end.
+FOREVER = 2**63 - 1
 
 
 class ParamError(ValueError):
@@ -105,6 +108,9 @@ def parse_params(params: Mapping[str, str], tail: bool = False, now_ns: int | No
         raise ParamError("direction", f"must be forward or backward (was {params['direction']!r})")
     _int(params, "delay_for", 0, 0, MAX_DELAY_FOR)
     now = time.time_ns() if now_ns is None else now_ns
+    if tail:  # a tail has no end (Loki's ignores one): it starts at ``start`` and goes on
+        start = parse_instant("start", params["start"]) if params.get("start") else now - HOUR_NS
+        return LogParams(query, limit, direction == "backward", start, FOREVER)
     end = parse_instant("end", params["end"]) if params.get("end") else now
     start = parse_instant("start", params["start"]) if params.get("start") else end - HOUR_NS
     if end < start:

@@ -276,17 +276,14 @@ class LogStore:
         finally:
             cursor.close()
 
-    def after(self, workload_ids: Sequence[int], last_id: int, limit: int = 1000) -> list[Row]:
-        """Up to ``limit`` lines of those workloads collected after ``last_id``, in that order."""
-        if not workload_ids:
-            return []
-        marks = ",".join("?" * len(workload_ids))
+    def after(self, org: str, last_id: int, limit: int = 1000) -> list[Row]:
+        """Up to ``limit`` lines of ``org`` collected after ``last_id``, in that order."""
         return (
             self._reader()
             .execute(
-                f"SELECT id, ts, stream_id, line FROM lines WHERE id > ? AND workload_id IN ({marks}) "
-                "ORDER BY id LIMIT ?",
-                (last_id, *workload_ids, limit),
+                "SELECT l.id, l.ts, l.stream_id, l.line FROM lines l JOIN workloads w ON w.id = l.workload_id "
+                "WHERE l.id > ? AND w.org = ? ORDER BY l.id LIMIT ?",
+                (last_id, org, limit),
             )
             .fetchall()
         )

@@ -26,8 +26,6 @@ from plinth.runtime.logs.store import LogStore
 
 #: Lines read from the store at a time while following.
 FOLLOW_BATCH = 1000
-#: The end of time, for a tail's first query.
-FOREVER = 2**63 - 1
 
 Send = Callable[[str], Awaitable[Any] | Any]
 
@@ -64,7 +62,7 @@ async def tail(store: LogStore, signal: Signal, org: str, params: Mapping[str, s
     checked = parse_params(params, tail=True)
     event = signal.current()
     last = await asyncio.to_thread(store.last_id)
-    first = replace(checked, backward=True, end=FOREVER)
+    first = replace(checked, backward=True)
     streams = await asyncio.to_thread(matching_streams, store, org, checked.query)
     rows = await asyncio.to_thread(select, store, streams, first, last)
     if rows:
@@ -73,10 +71,11 @@ async def tail(store: LogStore, signal: Signal, org: str, params: Mapping[str, s
     while True:
         await event.wait()
         event = signal.current()
-        streams = await asyncio.to_thread(matching_streams, store, org, checked.query)
-        workloads = sorted({s.workload_id for s in streams.values()})
-        while batch := await asyncio.to_thread(store.after, workloads, last, FOLLOW_BATCH):
+        while batch := await asyncio.to_thread(store.after, org, last, FOLLOW_BATCH):
             last = batch[-1][0]
+            # Streams read after the lines: a line's stream was stored before it (one transaction),
+            # so a stream new since the last look is known here and none of its lines is missed.
+            streams = await asyncio.to_thread(matching_streams, store, org, checked.query)
             rows = [r for r in batch if r[2] in streams and r[1] >= checked.start and (keep is None or keep(r[3]))]
             if rows:
                 await _send(send, message(as_streams(rows, streams)))
