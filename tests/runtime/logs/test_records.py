@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from plinth.runtime.logs.records import MAX_LINE, Record, parse, parse_time
+from plinth.runtime.logs.records import FLUSH_AT, MAX_LINE, Record, parse, parse_time
 
 T0 = "2026-11-27T10:11:12.123456789+00:00"
 T0_NS = 1795774272123456789
@@ -66,3 +66,11 @@ def test_unknown_records_are_skipped_and_long_lines_cut() -> None:
     data = b"not a log record\n" + cri(T0, "stdout", "F", "x" * (MAX_LINE + 10))
     records, consumed = parse(data)
     assert [len(r.line) for r in records] == [MAX_LINE] and consumed == len(data)
+
+
+def test_a_line_that_never_ends_is_taken_cut_once_a_read_holds_nothing_else() -> None:
+    part = cri(T0, "stdout", "P", "y" * 8000)
+    data = part * (FLUSH_AT // len(part) + 1)
+    records, consumed = parse(data)
+    assert [(r.stream, len(r.line)) for r in records] == [("stdout", MAX_LINE)] and consumed == len(data)
+    assert parse(data[: len(part) * 10]) == ([], 0)  # a shorter read waits for the line's end

@@ -38,7 +38,7 @@ from typing import IO
 
 from plinth.runtime.containers.protocol import GVC, LOCATION, ORG, WORKLOAD, ContainerEngine, ContainerInfo
 from plinth.runtime.logs.filewatch import POLL_S, FileWatch
-from plinth.runtime.logs.records import parse
+from plinth.runtime.logs.records import FLUSH_AT, parse
 from plinth.runtime.logs.store import LogStore, Position
 from plinth.runtime.logs.tailing import Signal
 
@@ -50,8 +50,9 @@ REPLICA, CONTAINER, JOB_RUN = "plinth.replica", "plinth.container", "plinth.job-
 CHANGES = frozenset({"create", "start", "died", "die", "stop", "kill", "remove", "destroy", "restart", "rename"})
 #: The longest the collector goes without listing the engine.
 RELIST_S = 10.0
-#: Bytes read from a file at a time (a backlog is read in pieces of this size).
-CHUNK = 1 << 20
+#: Bytes read from a file at a time (a backlog is read in pieces of this size); at least
+#: ``FLUSH_AT``, so that a line that never ends is taken, cut, rather than waited for.
+CHUNK = FLUSH_AT
 
 
 def stream_labels(labels: Mapping[str, str]) -> dict[str, str] | None:

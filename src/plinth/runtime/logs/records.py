@@ -25,6 +25,10 @@ from datetime import datetime
 #: The longest line kept (bytes of UTF-8): a longer one is cut, so one runaway line cannot fill a
 #: workload's whole retention (Loki's default ``max_line_size`` is 256 KB, cut or refused).
 MAX_LINE = 256 * 1024
+#: A read of this many bytes that holds no complete line takes its partial lines as they are
+#: (cut to :data:`MAX_LINE`): a reader reads at least this much at a time, so it never waits
+#: forever on a line that does not end.
+FLUSH_AT = 4 * MAX_LINE
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +112,7 @@ def parse(data: bytes) -> tuple[list[Record], int]:
             records += held
             held.clear()
             consumed = pos
-    if pending and consumed == 0 and len(data) > 4 * MAX_LINE:
+    if pending and consumed == 0 and len(data) >= FLUSH_AT:
         # A partial line longer than anything kept: take what there is rather than wait forever.
         records += held
         records += [Record(first, stream, _decode(parts)) for stream, (first, parts) in pending.items()]
