@@ -142,14 +142,10 @@ def _unsupported(query: str, exc: lark.exceptions.UnexpectedInput) -> str:
         return 'a stream selector needs at least one matcher, such as {workload="web"}'
     if rest.startswith("|") and not rest.startswith(("|=", "|~")):
         stage = rest[1:].strip()
-        name = stage[
-            : len(stage) - len(stage.lstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789"))
-        ]
+        name = stage[: len(stage) - len(stage.lstrip(_NAME_CHARS))]
         if name and stage[len(name) :].lstrip()[:1] in ("=", "!", "<", ">"):
-            return f"label filters ('| {stage[:40]}') are not supported: only the line filters |=, !=, |~ and !~ are"
-        return (
-            f"the pipeline stage '| {name or stage[:20]}' is not supported: only the line filters |=, !=, |~ and !~ are"
-        )
+            return f"label filters ('| {stage[:40]}') are not supported: {_ONLY}"
+        return f"the pipeline stage '| {name or stage[:20]}' is not supported: {_ONLY}"
     return f"syntax error at column {exc.column}: unexpected {rest[:20]!r}"
 
 
