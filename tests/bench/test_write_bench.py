@@ -1,17 +1,24 @@
-"""``bench.writes``'s pure parts: the 1,000-document stack it applies and the disk's reference
-rate. No timing is asserted."""
+"""``bench.writes``'s parts: the 1,000-document stack it applies, the disk's reference rate and
+the seed's way through commits that time out. No timing is asserted."""
 
 from __future__ import annotations
 
 import io
 import json
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
+from bench.seed import BufferedCommits
 from bench.stack import large_stack
 from bench.writes import durable_commit_rate
 from plinth.cli.manifests import Placement, read_documents
 from plinth.cli.plan import plan
+from plinth.storage.base import Key, Operation, Put, Record, StorageError
+from plinth.storage.query import ListRequest
+from plinth.storage.sqlite import SqliteStorage
+from tests.aio import RunAsync
+from tests.storage.records import make_record
 
 
 def test_the_large_stack_has_the_issues_thousand_documents_and_every_link_inside_it(tmp_path: Path) -> None:
@@ -38,3 +45,43 @@ def test_the_large_stack_has_the_issues_thousand_documents_and_every_link_inside
 def test_the_reference_rate_is_measured_and_cleaned_up(tmp_path: Path) -> None:
     assert durable_commit_rate(tmp_path, runs=1) > 0
     assert list(tmp_path.iterdir()) == []
+
+
+class _FlakyStore:
+    """A real store whose commits fail as a loaded machine made them fail: the first after it
+    committed (the answer came too late: "did not answer within 5 s"), the second before."""
+
+    def __init__(self, storage: SqliteStorage) -> None:
+        self._storage = storage
+        self.commits = 0
+
+    async def get(self, key: Key, *, fresh: bool = False) -> Record | None:
+        return await self._storage.get(key, fresh=fresh)
+
+    async def commit(self, ops: Sequence[Operation]) -> None:
+        self.commits += 1
+        if self.commits == 1:
+            await self._storage.commit(ops)
+            raise StorageError("unavailable", None, "the database did not answer within 5 s")
+        if self.commits == 2:
+            raise StorageError("unavailable", None, "the database did not answer within 5 s")
+        await self._storage.commit(ops)
+
+
+def test_the_seed_writes_every_item_once_through_commits_that_time_out(tmp_path: Path, run_async: RunAsync) -> None:
+    storage = run_async(SqliteStorage.open(tmp_path / "plinth.db"))
+    try:
+        flaky = _FlakyStore(storage)
+        buffered = BufferedCommits(flaky, "thing", set())  # type: ignore[arg-type]
+        buffered.batch_items = 4
+        records = [make_record("acme", f"item-{n}") for n in range(10)]
+        for record in records:
+            run_async(buffered.commit([Put(record, None)]))
+        run_async(buffered.flush())
+        stored = run_async(storage.list_page(ListRequest("acme", records[0].key.kind, "", 100)))
+        assert sorted(r.key.name for r in stored) == sorted(r.key.name for r in records)
+        assert {r.key.name: r.id for r in stored} == {r.key.name: r.id for r in records}
+        assert buffered.batch_items == 1  # halved at each timeout: 4, 2, 1
+        assert buffered.queued_items == 0
+    finally:
+        run_async(storage.close())

@@ -9,7 +9,7 @@ import pytest
 
 from plinth.storage.base import Delete, Key, Put, Record
 from plinth.storage.postgres import PostgresStorage
-from plinth.storage.record_cache import EVERYTHING, RecordCache, payload_for
+from plinth.storage.record_cache import ABSENT, EVERYTHING, RecordCache, payload_for
 from tests.aio import RunAsync
 
 KEY = Key("acme", "gvc", "", "cached")
@@ -75,3 +75,60 @@ def test_a_write_through_one_store_reaches_the_others_cache(run_async: RunAsync,
     assert own == 2 and seen == 2
     assert delay < 1.0  # the documented bound for replicas (well under it in practice)
     assert gone is None
+
+
+def test_a_missing_key_is_cached_unless_an_eviction_overtook_the_read() -> None:
+    cache = RecordCache()
+    ticket = cache.ticket(KEY)
+    cache.put_absent(KEY, ticket)
+    assert cache.get(KEY) is ABSENT
+    cache.on_notification(payload_for([KEY]))  # created elsewhere
+    assert cache.get(KEY) is None
+    ticket = cache.ticket(KEY)
+    cache.evict([KEY])  # a commit of the key finished while the read was under way
+    cache.put_absent(KEY, ticket)
+    assert cache.get(KEY) is None
+    ticket = cache.ticket(KEY)
+    cache.on_notification(None)  # the listener lost: everything dropped meanwhile
+    cache.put_absent(KEY, ticket)
+    assert cache.get(KEY) is None
+
+
+@pytest.mark.postgres
+def test_a_key_read_as_missing_is_seen_once_another_store_creates_it(run_async: RunAsync, fresh_pg_url: str) -> None:
+    async def scenario() -> tuple[Record | None, Record | None]:
+        writer = await PostgresStorage.open(fresh_pg_url)
+        reader = await PostgresStorage.open(fresh_pg_url)
+        try:
+            first = await reader.get(KEY)  # missing: now known missing by the reader
+            await writer.commit([Put(_record(1, b'{"v": 1}'), None)])
+            seen = await reader.get(KEY)
+            deadline = time.monotonic() + 3
+            while seen is None and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+                seen = await reader.get(KEY)
+            return first, seen
+        finally:
+            await writer.close()
+            await reader.close()
+
+    first, seen = run_async(scenario())
+    assert first is None and seen is not None and seen.version == 1
+
+
+@pytest.mark.postgres
+def test_a_key_read_as_missing_is_seen_at_once_by_the_store_that_creates_it(
+    run_async: RunAsync, fresh_pg_url: str
+) -> None:
+    async def scenario() -> tuple[Record | None, Record | None, Record | None]:
+        store = await PostgresStorage.open(fresh_pg_url)
+        try:
+            first = await store.get(KEY)
+            again = await store.get(KEY)
+            await store.commit([Put(_record(1), None)])
+            return first, again, await store.get(KEY)
+        finally:
+            await store.close()
+
+    first, again, created = run_async(scenario())
+    assert first is None and again is None and created == _record(1)

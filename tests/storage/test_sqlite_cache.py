@@ -19,7 +19,7 @@ import pytest
 from plinth.storage import sqlite_ring
 from plinth.storage.base import Delete, Key, Put, Record, StorageError
 from plinth.storage.sqlite import SqliteStorage
-from plinth.storage.sqlite_cache import ChangeCounter, SqliteRecordCache
+from plinth.storage.sqlite_cache import ABSENT, ChangeCounter, SqliteRecordCache
 from tests.aio import RunAsync
 from tests.storage.records import make_record, next_version
 
@@ -265,3 +265,65 @@ def test_own_commits_keep_the_cache_and_others_drop_it(store: SqliteStorage) -> 
     assert cache.get(one.key) is None
     counter.close()
     other.close()
+
+
+#: Run in another process: create the record named by argv.
+CREATE_IN_ANOTHER_PROCESS = """
+import asyncio, sys
+from pathlib import Path
+from plinth.storage.base import Put
+from plinth.storage.sqlite import SqliteStorage
+from tests.storage.records import make_record
+
+async def create():
+    store = await SqliteStorage.open(Path(sys.argv[1]))
+    try:
+        await store.commit([Put(make_record(sys.argv[2], sys.argv[3]), None)])
+    finally:
+        await store.close()
+
+asyncio.run(create())
+"""
+
+
+def test_a_key_read_as_missing_is_known_missing_until_this_process_creates_it(store: SqliteStorage) -> None:
+    """Missing keys are cached too (a link to an item not created yet is read on every write)."""
+    counter = ChangeCounter(store.path)
+    cache = SqliteRecordCache(counter)
+    record = make_record("acme", "later")
+    assert cache.get(record.key) is None  # unknown: read SQLite
+    cache.put_absent(record.key)
+    assert cache.get(record.key) is ABSENT
+    with counter.writing({record.key: record}):
+        pass
+    assert cache.get(record.key) == record
+    counter.close()
+
+
+def test_a_key_read_as_missing_is_read_again_once_another_process_creates_it(
+    store: SqliteStorage, run_async: RunAsync
+) -> None:
+    other = make_record("acme", "unrelated")
+    run_async(store.commit([Put(other, None)]))
+    missing = Key("acme", other.key.kind, "", "created-elsewhere")
+    for _ in range(2):
+        assert run_async(store.get(missing)) is None  # the second is served from the cache
+    cached_other = run_async(store.get(other.key))
+    repo = Path(__file__).resolve().parents[2]
+    argv = [sys.executable, "-c", CREATE_IN_ANOTHER_PROCESS, str(store.path), "acme", "created-elsewhere"]
+    subprocess.run(argv, check=True, cwd=repo, timeout=60)
+    created = run_async(store.get(missing))
+    assert created is not None and created.key == missing
+    assert run_async(store.get(other.key)) is cached_other  # not written there: still cached
+
+
+def test_a_key_read_as_missing_is_read_again_once_this_process_creates_it(
+    store: SqliteStorage, run_async: RunAsync
+) -> None:
+    record = make_record("acme", "created-here")
+    assert run_async(store.get(record.key)) is None
+    assert run_async(store.get(record.key)) is None
+    run_async(store.commit([Put(record, None)]))
+    assert run_async(store.get(record.key)) == record
+    run_async(store.commit([Delete(record.key, record.version)]))
+    assert run_async(store.get(record.key)) is None

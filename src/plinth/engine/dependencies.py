@@ -44,8 +44,33 @@ class Dependants:
     selectors: tuple[tuple[str, str], ...]
 
 
+#: :func:`dependants_of`'s answers, by the changed kind's name and the identity of every served
+#: kind. Each entry keeps those kinds alive, so an identity cannot be reused while it is cached.
+_DEPENDANTS: dict[tuple[str, tuple[int, ...]], tuple[tuple[KindSpec, ...], Dependants]] = {}
+#: Entries kept before the memo starts afresh (engines over other kind sets: tests).
+_DEPENDANTS_MAX = 1024
+
+
 def dependants_of(kinds: Mapping[str, KindSpec], changed: str) -> Dependants:
-    """What depends on items of the kind named ``changed``, from every kind's declarations."""
+    """What depends on items of the kind named ``changed``, from every kind's declarations.
+
+    Remembered per set of kinds: a write asks several times (before and after its commit) and
+    the answer depends on the declarations alone, which cannot change (``KindSpec`` and
+    ``Status`` are frozen); working it out anew took a third of a PATCH's time in the engine
+    (docs/write-path.md)."""
+    served = tuple(kinds.values())
+    memo_key = (changed, tuple(map(id, served)))
+    found = _DEPENDANTS.get(memo_key)
+    if found is not None:
+        return found[1]
+    if len(_DEPENDANTS) >= _DEPENDANTS_MAX:
+        _DEPENDANTS.clear()
+    answer = _dependants_of(kinds, changed)
+    _DEPENDANTS[memo_key] = (served, answer)
+    return answer
+
+
+def _dependants_of(kinds: Mapping[str, KindSpec], changed: str) -> Dependants:
     linking = tuple(k for k in kinds.values() if changed in linked_kinds(k))
     linked = tuple(k for k in kinds.values() if changed in linkers(k))
     selectors: dict[tuple[str, str], None] = {}

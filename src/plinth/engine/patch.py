@@ -38,10 +38,29 @@ def apply_patch(
 
     ``org`` is the item's org: ``$drop`` then matches links in either form."""
     errors: list[FieldError] = []
-    result = _merge(copy.deepcopy(target), patch, "", errors, org)
+    result = _merge(_copied(target), patch, "", errors, org)
     if errors:
         raise ValidationFailed(errors, kind)
     return result
+
+
+#: What :func:`_copied` hands back as it is: immutable.
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
+def _copied(value: Any) -> Any:
+    """A deep copy of ``value``, a JSON-shaped document (the stored item, as read): dicts and
+    lists rebuilt, immutable leaves shared, anything else through ``copy.deepcopy``. A few
+    times faster than ``copy.deepcopy`` of the whole item, which was about 5% of a PATCH's time
+    (docs/write-path.md): a stored item is a tree, so there is no shared part to keep shared."""
+    kind = type(value)
+    if kind is dict:
+        return {k: _copied(v) for k, v in value.items()}
+    if kind is list:
+        return [_copied(v) for v in value]
+    if kind in _ATOMS:
+        return value
+    return copy.deepcopy(value)
 
 
 def _join(prefix: str, key: str) -> str:

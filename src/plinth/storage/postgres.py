@@ -347,10 +347,13 @@ class PostgresStorage:
             cached = self._cache.get(key)
             if cached is not None:
                 self._meter.hits.inc()
-                return cached
+                return cached if isinstance(cached, Record) else None  # ABSENT: known missing
             self._meter.misses.inc()
+        ticket = self._cache.ticket(key)
         rows = await self._fetch(self._sql["SELECT_RESOURCE"], _key_params(key), "get")
         if not rows:
+            if self._caching:
+                self._cache.put_absent(key, ticket)
             return None
         id_, version, doc = rows[0]
         record = Record(key, id_, version, doc)

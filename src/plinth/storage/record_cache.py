@@ -9,6 +9,12 @@ Entries also expire after :data:`TTL_S`: a bound on staleness should a notificat
 
 Writes never trust the cache: compare-and-swap on ``version`` in the database decides, so a
 stale read can cause a retry or a 409, never a lost update.
+
+A key read and found missing is cached too (:data:`ABSENT`), and evicted like a record; so a
+link to an item not created yet (a domain's route to a future workload) costs no round trip
+per write. Such an entry is kept only if nothing evicted the key (or everything) while the read
+was under way (:meth:`RecordCache.ticket`): an answer "missing" that a create overtook would
+otherwise stay until the TTL, and refuse links to an item that exists.
 """
 
 from __future__ import annotations
@@ -29,15 +35,40 @@ MAX_ENTRIES = 10_000
 #: PostgreSQL refuses NOTIFY payloads of 8000 bytes or more: past this, invalidate everything.
 MAX_PAYLOAD = 7000
 EVERYTHING = "*"
+#: Eviction counters a read of a missing key is checked against: one per bucket of keys.
+BUCKETS = 1024
+
+
+class Absent:
+    """What the cache holds for a key read and found not stored (:data:`ABSENT`)."""
+
+    __slots__ = ()
+
+
+ABSENT = Absent()
 
 
 class RecordCache:
     def __init__(self, ttl: float = TTL_S, max_entries: int = MAX_ENTRIES):
         self._ttl = ttl
         self._max = max_entries
-        self._entries: OrderedDict[Key, tuple[Record, float]] = OrderedDict()
+        self._entries: OrderedDict[Key, tuple[Record | Absent, float]] = OrderedDict()
+        #: Moved by every eviction of a key in the bucket, and by every clear (``_cleared``).
+        self._evictions = [0] * BUCKETS
+        self._cleared = 0
 
-    def get(self, key: Key) -> Record | None:
+    def ticket(self, key: Key) -> tuple[int, int]:
+        """Taken before reading ``key``; :meth:`put_absent` checks it is still current."""
+        return self._cleared, self._evictions[hash(key) % BUCKETS]
+
+    def put_absent(self, key: Key, ticket: tuple[int, int]) -> None:
+        """``key`` was read and is not stored: kept unless the key, or everything, was evicted
+        since ``ticket`` was taken (a commit or notification may have overtaken the read)."""
+        if ticket == self.ticket(key):
+            self._remember(key, ABSENT)
+
+    def get(self, key: Key) -> Record | Absent | None:
+        """The cached record (:data:`ABSENT`: known missing), or ``None``: not known."""
         entry = self._entries.get(key)
         if entry is None:
             return None
@@ -48,15 +79,20 @@ class RecordCache:
         return record
 
     def put(self, record: Record) -> None:
-        self._entries[record.key] = (record, time.monotonic())
+        self._remember(record.key, record)
+
+    def _remember(self, key: Key, entry: Record | Absent) -> None:
+        self._entries[key] = (entry, time.monotonic())
         if len(self._entries) > self._max:
             self._entries.popitem(last=False)
 
     def evict(self, keys: Iterable[Key]) -> None:
         for key in keys:
+            self._evictions[hash(key) % BUCKETS] += 1
             self._entries.pop(key, None)
 
     def clear(self) -> None:
+        self._cleared += 1
         self._entries.clear()
 
     def on_notification(self, payload: str | None) -> None:

@@ -166,10 +166,11 @@ class SqliteStorage:
         cached = self._cache.get(key)
         if cached is not None:
             self._meter.hits.inc()
-            return cached
+            return cached if isinstance(cached, Record) else None  # ABSENT: known not stored
         self._meter.misses.inc()
         rows = self._read(_SQL["SELECT_RESOURCE"], _key_params(key), "get")
         if not rows:
+            self._cache.put_absent(key)
             return None
         record = Record(key, rows[0][0], rows[0][1], rows[0][2].encode())
         self._cache.put(record)

@@ -51,6 +51,19 @@ MAX_DONE = 256
 TTL_S = 2.0
 
 
+class Absent:
+    """What the cache holds for a key read and found not stored (:data:`ABSENT`)."""
+
+    __slots__ = ()
+
+
+#: A key read and found not stored: kept like a record, so a write to the key (this process's,
+#: or another's through the ring) replaces or drops it as it would a record. A write links to
+#: items that may not exist (a domain's route to a workload not created yet); without it each
+#: such link cost a statement per write.
+ABSENT = Absent()
+
+
 @dataclass(slots=True)
 class Span:
     """One commit of this process: the counter's value when it took the lock, the value it
@@ -148,7 +161,7 @@ class SqliteRecordCache:
         self._counter = counter
         self._max = max_entries
         self._ttl = ttl
-        self._entries: dict[Key, Record] = {}
+        self._entries: dict[Key, Record | Absent] = {}
         #: Each entry's key by its ``sqlite_ring.key_hash``, to drop what other processes wrote.
         self._hashes: dict[int, Key] = {}
         #: This process's finished commits not caught up with yet, by ``before``.
@@ -156,10 +169,11 @@ class SqliteRecordCache:
         self._seen = -1
         self._expires = 0.0
 
-    def get(self, key: Key) -> Record | None:
-        """The cached record, or ``None``: then read SQLite and :meth:`put` what it returned
-        before anything else runs. A commit that began after this look changes the counter, so
-        the record is dropped at the next look even if it is older than that commit.
+    def get(self, key: Key) -> Record | Absent | None:
+        """The cached record (:data:`ABSENT`: known not to be stored), or ``None``: then read
+        SQLite and :meth:`put` (:meth:`put_absent`) what it returned before anything else
+        runs. A commit that began after this look changes the counter, so the record is dropped
+        at the next look even if it is older than that commit.
 
         Moves of the counter that keep the cache (:meth:`_catch_up`):
 
@@ -227,7 +241,7 @@ class SqliteRecordCache:
         else:
             self._keep(key, record)
 
-    def _keep(self, key: Key, record: Record) -> None:
+    def _keep(self, key: Key, record: Record | Absent) -> None:
         value = sqlite_ring.key_hash(key)
         other = self._hashes.get(value)
         if other is not None and other != key:
@@ -236,9 +250,16 @@ class SqliteRecordCache:
         self._hashes[value] = key
 
     def put(self, record: Record) -> None:
+        self._remember(record.key, record)
+
+    def put_absent(self, key: Key) -> None:
+        """``key`` was read and is not stored (under the same rules as :meth:`put`)."""
+        self._remember(key, ABSENT)
+
+    def _remember(self, key: Key, record: Record | Absent) -> None:
         if self._seen % 2:
             return  # a commit is under way, or died under way: nothing read now is kept
         if len(self._entries) >= self._max:
             self._entries.clear()
             self._hashes.clear()
-        self._keep(record.key, record)
+        self._keep(key, record)
