@@ -27,6 +27,7 @@ import httpx
 import pytest
 
 from tests.compat.conftest import Cpln, Run
+from tests.compat.test_cli_containers import FAST_CLOCK
 from tests.support.containers import ContainerKit, podman
 from tests.support.runtime_server import RuntimeServer, serving_runtime, wait_for
 
@@ -70,14 +71,14 @@ class Plane:
             return [str(self.cpln_bin), *args[:at], *auth, *args[at:]]
         return [str(self.cpln_bin), *args, *auth]
 
-    def cpln(self, *args: str, token: str | None = None, stdin: str = "") -> Run:
+    def cpln(self, *args: str, token: str | None = None, stdin: str = "", env: dict[str, str] | None = None) -> Run:
         runner = self.cli(token)
         done = subprocess.run(
             self.argv(*args, token=token),
             input=stdin,
             capture_output=True,
             text=True,
-            env=runner.environ(),
+            env=runner.environ(env),
             timeout=180,
             check=False,
         )
@@ -391,3 +392,17 @@ def test_the_access_endpoint_answers_as_the_api_does(plane: Plane) -> None:
         assert denied.status_code == 403 and denied.json()["details"]["permission"] == "connect"
         stranger = api.post(path, json={"permission": "view", "link": link}, headers={"Authorization": "Bearer x"})
         assert stranger.status_code == 401
+
+
+def test_workload_run_with_a_local_image_runs_the_command_and_removes_the_workload(
+    plane: Plane, tmp_path: Path
+) -> None:
+    clock = tmp_path / "fast-clock.js"
+    clock.write_text(FAST_CLOCK)  # the CLI waits a minute before it connects (commands/workload.js)
+    env = {"NODE_OPTIONS": f"--require={clock}"}
+    image = plane.runtime.kit.image
+    ran = ok(plane.cpln("workload", "run", "--image", image, "--rm", "--", "echo", "ran-in-a-new-workload", env=env))
+    assert "ran-in-a-new-workload" in ran.stdout
+    with plane.api() as api:
+        names = [w["name"] for w in api.get(f"/org/{plane.org}/gvc/{plane.gvc}/workload").json()["items"]]
+    assert names == [WORKLOAD]  # --rm deleted the workload it made
