@@ -134,8 +134,19 @@ def parse_request(text: str) -> SessionRequest:
 class Session:
     """Runs one session on an accepted websocket (module docstring)."""
 
-    def __init__(self, ws: WebSocket, location: str, driver: ContainerEngine, replicas: Replicas, api: ApiAccess):
+    def __init__(
+        self,
+        ws: WebSocket,
+        location: str,
+        driver: ContainerEngine,
+        replicas: Replicas,
+        api: ApiAccess,
+        *,
+        binary_status: bool = False,
+    ):
         self.ws = ws
+        #: Status messages as binary (cpln-py's ``/remote``: it decodes every message as bytes).
+        self.binary_status = binary_status
         self.location = location
         self.driver = driver
         self.replicas = replicas
@@ -148,7 +159,7 @@ class Session:
         try:
             request = parse_request(first.text)
         except BadRequest as exc:
-            await self.ws.send(f"{FAILED}{exc}")
+            await self._say(f"{FAILED}{exc}")
             return
         target = await self.replicas.target(request.org, request.gvc, self.location, request.pod, request.container)
         link = f"/org/{request.org}/gvc/{request.gvc}"
@@ -158,18 +169,22 @@ class Session:
             answer = await self._ask(request, "view", link)
             if answer.allowed:
                 what = f"container {request.container} of " if request.container else ""
-                await self.ws.send(f"{FAILED}no running {what}replica {request.pod} at location {self.location}")
+                await self._say(f"{FAILED}no running {what}replica {request.pod} at location {self.location}")
                 return
-            await self.ws.send(f"{UNAUTHORIZED}{answer.reason}")
+            await self._say(f"{UNAUTHORIZED}{answer.reason}")
             return
         link = f"{link}/workload/{target.workload}"
         kind = "connect" if request.shell else "exec"
         audit = audit_record(kind, request.argv, request.pod, self.location, target.container)
         answer = await self._ask(request, PERMISSION, link, audit)
         if not answer.allowed:
-            await self.ws.send(f"{UNAUTHORIZED}{answer.reason}")
+            await self._say(f"{UNAUTHORIZED}{answer.reason}")
             return
         await self._execute(request, target, link)
+
+    async def _say(self, text: str) -> None:
+        """A status message (``Unauthorized: ...``, ``Failed to create terminal session: ...``)."""
+        await self.ws.send(text.encode() if self.binary_status else text)
 
     async def _ask(self, request: SessionRequest, permission: str, link: str, audit: Any = None) -> Answer:
         try:
@@ -182,7 +197,7 @@ class Session:
         try:
             stream = await self.driver.exec_stream(target.engine_name, exec_request)
         except EngineError as exc:
-            await self.ws.send(f"{FAILED}{exc}")
+            await self._say(f"{FAILED}{exc}")
             return
         finished = asyncio.create_task(self._output(stream))
         inbound = asyncio.create_task(self._input(stream, request))
@@ -197,11 +212,11 @@ class Session:
                         await task
             await stream.kill()
         if revoked.done() and not revoked.cancelled():
-            await self.ws.send(f"{UNAUTHORIZED}{revoked.result()}")
+            await self._say(f"{UNAUTHORIZED}{revoked.result()}")
         elif finished.done() and not finished.cancelled():
             code = finished.result()
             if code != 0:
-                await self.ws.send(f"{FAILED}command terminated with exit code {code}")
+                await self._say(f"{FAILED}command terminated with exit code {code}")
 
     async def _output(self, stream: ExecStream) -> int:
         """Send the output as it comes; the exit code once it ended."""

@@ -20,6 +20,7 @@ from wsproto.frame_protocol import CloseReason
 
 READ_BYTES = 64 * 1024
 MAX_TEXT = 1024 * 1024
+CLOSE_WAIT_S = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,9 +127,22 @@ class WebSocket:
         return True
 
     async def close(self, code: int = CloseReason.NORMAL_CLOSURE, reason: str = "") -> None:
-        """Close (once); the TCP connection is closed by the HTTP side afterwards."""
+        """The closing handshake (once): send a close, then read (nobody else does by now) until
+        the client's close comes back, at most :data:`CLOSE_WAIT_S`. Clients take a connection
+        dropped before their close was answered for an error (websocket-client, which cpln-py
+        uses, does). The HTTP side closes the TCP connection afterwards."""
         async with self._lock:
-            if self._ws.state == ConnectionState.OPEN:
-                self._write(self._ws.send(CloseConnection(code=code, reason=reason)))
-                with contextlib.suppress(ConnectionError):
-                    await self._writer.drain()
+            if self._ws.state != ConnectionState.OPEN:
+                return
+            self._write(self._ws.send(CloseConnection(code=code, reason=reason)))
+            with contextlib.suppress(ConnectionError):
+                await self._writer.drain()
+        with contextlib.suppress(TimeoutError, ConnectionError):
+            async with asyncio.timeout(CLOSE_WAIT_S):
+                while self._ws.state != ConnectionState.CLOSED:
+                    data = await self._reader.read(READ_BYTES)
+                    if not data:
+                        return
+                    self._ws.receive_data(data)
+                    for _ in self._ws.events():
+                        pass  # what the client sent after our close no longer matters
