@@ -11,7 +11,9 @@ container carries the run's ``plinth.test-run`` label and is removed at the end,
    The CLI's time includes Node's start-up and its API calls (the deployment, the workload),
    which are not the data plane's: the figure is what a user waits.
 2. **cp.** A file of ``--mib`` MiB (default 100) up with ``cpln cp`` and with ``podman cp``, and
-   back down: throughput ratio podman / cpln (target ≥ 0.5 each way).
+   back down: throughput ratio podman / cpln (target ≥ 0.5 each way); and ``exec cat`` of it.
+3. **The data plane alone** (``bench.dataplane_client``, a bare websocket client): the same tar
+   up and ``cat`` down against ``podman exec -i`` / ``podman exec`` doing the same.
 
 Skipped, saying why, without podman, runc, busybox-static, caddy or node.
 """
@@ -19,6 +21,7 @@ Skipped, saying why, without podman, runc, busybox-static, caddy or node.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import statistics
 import subprocess
@@ -31,6 +34,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from bench import dataplane_client
 from bench.runtime_stage import engine_config, missing_tools
 from tests.compat.conftest import Cpln, ensure_cpln
 from tests.support import containers
@@ -91,6 +95,7 @@ def figures(server: RuntimeServer, cpln_bin: Path, home: Path, engine_name: str,
         cat_ours = timed(cpln("workload", "exec", WORKLOAD, *where, "--", "cat", "/tmp/ours.bin"))
         cat_direct = timed(podman("exec", engine_name, "cat", "/tmp/direct.bin"))
     print(f"exec cat of {mib} MiB: cpln {cat_ours:.2f} s, podman exec {cat_direct:.2f} s")
+    bare(server, engine_name, mib)
     for way, mine, theirs in (("up", up_ours, up_direct), ("down", down_ours, down_direct)):
         ratio = theirs / mine
         mark = "ok" if ratio >= 0.5 else "BELOW TARGET"
@@ -98,6 +103,35 @@ def figures(server: RuntimeServer, cpln_bin: Path, home: Path, engine_name: str,
             f"cp {mib} MiB {way}: cpln {mine:.2f} s ({mib / mine:.0f} MiB/s), podman cp {theirs:.2f} s; "
             f"ratio podman/cpln {ratio:.2f} (target >= 0.5: {mark})"
         )
+
+
+def bare(server: RuntimeServer, engine_name: str, mib: int) -> None:
+    """The data plane alone (``bench.dataplane_client``): the same sessions without the CLI."""
+    port = server.dataplane_port
+    base = {"token": server.api.key, "org": server.org, "gvc": GVC, "pod": f"{WORKLOAD}-0", "container": "main"}
+    upload = dataplane_client.tar_of(mib * 1024 * 1024)
+    untar = {**base, "stdin": True, "command": ["tar", "-xmf", "-", "-C", "/tmp"], "writeReceivedBytes": True}
+    up, _ = asyncio.run(dataplane_client.session(port, LOCATION, untar, upload))
+    with tempfile.NamedTemporaryFile(suffix=".tar") as file:
+        file.write(upload)
+        file.flush()
+        with open(file.name, "rb") as source:
+            started = time.perf_counter()
+            done = subprocess.run(["podman", "exec", "-i", engine_name, "tar", "-xmf", "-", "-C", "/tmp"], stdin=source)
+            direct_up = time.perf_counter() - started
+    assert done.returncode == 0
+    down, got = asyncio.run(dataplane_client.session(port, LOCATION, {**base, "command": ["cat", "/tmp/upload.bin"]}))
+    started = time.perf_counter()
+    subprocess.run(["podman", "exec", engine_name, "cat", "/tmp/upload.bin"], capture_output=True, check=True)
+    direct_down = time.perf_counter() - started
+    assert got == mib * 1024 * 1024, got
+    print(
+        f"data plane alone, {mib} MiB: tar up {up:.2f} s (podman exec -i {direct_up:.2f} s, ratio {direct_up / up:.2f})"
+    )
+    print(
+        f"data plane alone, {mib} MiB: cat down {down:.2f} s with the closing wait "
+        f"(podman exec {direct_down:.2f} s, ratio {direct_down / down:.2f})"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

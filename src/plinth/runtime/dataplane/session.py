@@ -11,8 +11,9 @@ describes it.
 3. The command starts at once (the engine's streamed exec); its output goes out verbatim as
    binary messages; input comes in frame by frame (binary pieces as stdin, the last piece's end
    as end of input) or, with a terminal, as ``{"type": "data"|"resize", "buffer", "width",
-   "height"}`` text messages. With ``writeReceivedBytes`` (a ``cp`` upload) each piece of input
-   is answered with the byte count the CLI's progress adds up (``tarcount.py``).
+   "height"}`` text messages. With ``writeReceivedBytes`` (a ``cp`` upload) the input is answered
+   with the byte counts the CLI's progress adds up (``tarcount.py``), in batches of at least
+   :data:`COUNT_EVERY` bytes, at the end of the input, and when the process ends.
 4. The API is asked again every ``RECHECK_S``: a revoked key or a withdrawn permission ends the
    session (``Unauthorized: ...``, the process killed).
 5. When the command ends, a non-zero exit code is reported as the text ``Failed to create
@@ -46,9 +47,12 @@ UNAUTHORIZED = "Unauthorized: "
 #: in a replica"); listing replicas needs ``view``.
 PERMISSION = "connect"
 MAX_SIZE = 10_000
+#: A ``cp`` upload's counts go in batches of at least this many bytes (and at its end): one a
+#: frame would be one message each way for every 64 KiB.
+COUNT_EVERY = 1024 * 1024
 #: How long a session stays open after its output (see ``Session._output``): a second for each
 #: this many bytes sent (a client writing files slower than that is rare), at most the cap.
-LINGER_BYTES_PER_S = 50_000_000
+LINGER_BYTES_PER_S = 100_000_000
 LINGER_MAX_S = 10.0
 
 
@@ -145,6 +149,7 @@ class Session:
         binary_status: bool = False,
     ):
         self.ws = ws
+        self._unsent = 0
         #: Status messages as binary (cpln-py's ``/remote``: it decodes every message as bytes).
         self.binary_status = binary_status
         self.location = location
@@ -182,6 +187,13 @@ class Session:
             return
         await self._execute(request, target, link)
 
+    def _send_count(self) -> None:
+        """Send the bytes counted and not yet reported (``writeReceivedBytes``), in one message.
+        Synchronous, so a cancellation never loses nor repeats a count."""
+        if self._unsent:
+            counted, self._unsent = self._unsent, 0
+            self.ws.send_now(str(counted))
+
     async def _say(self, text: str) -> None:
         """A status message (``Unauthorized: ...``, ``Failed to create terminal session: ...``)."""
         await self.ws.send(text.encode() if self.binary_status else text)
@@ -211,6 +223,7 @@ class Session:
                     with contextlib.suppress(asyncio.CancelledError):
                         await task
             await stream.kill()
+        self._send_count()  # what the process read before it ended (counts go in batches)
         if revoked.done() and not revoked.cancelled():
             await self._say(f"{UNAUTHORIZED}{revoked.result()}")
         elif finished.done() and not finished.cancelled():
@@ -244,10 +257,10 @@ class Session:
             if ended:
                 continue
             if isinstance(message, Binary):
-                # Counted before it is written: once the process has what it needs it may end,
-                # and the session with it, before a count sent after the write went out.
-                if progress is not None and (counted := progress.feed(message.data)):
-                    await self.ws.send(str(counted))
+                if progress is not None:
+                    self._unsent += progress.feed(message.data)
+                    if self._unsent >= COUNT_EVERY or message.last:
+                        self._send_count()
                 await stream.write(message.data)
                 if message.last and not request.tty:
                     ended = True

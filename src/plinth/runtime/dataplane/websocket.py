@@ -48,7 +48,6 @@ class WebSocket:
         self._pending: list[Text | Binary | None] = []
         self._text: list[str] = []
         self._text_size = 0
-        self._lock = asyncio.Lock()
         self._pong = asyncio.Event()
 
     @property
@@ -100,25 +99,26 @@ class WebSocket:
         if not self._writer.is_closing():
             self._writer.write(data)
 
-    async def send(self, message: str | bytes) -> None:
-        """Send one whole message (text for ``str``), waiting while the client reads slowly."""
-        async with self._lock:
-            if not self.open:
-                return
+    def send_now(self, message: str | bytes) -> None:
+        """Queue one whole message (text for ``str``) at once: a cancellation cannot cut it."""
+        if self.open:
             event = TextMessage(data=message) if isinstance(message, str) else BytesMessage(data=message)
             self._write(self._ws.send(event))
-            with contextlib.suppress(ConnectionError):
-                await self._writer.drain()
+
+    async def send(self, message: str | bytes) -> None:
+        """Send one whole message, then wait while the client reads slowly."""
+        self.send_now(message)
+        with contextlib.suppress(ConnectionError):
+            await self._writer.drain()
 
     async def delivered(self, timeout_s: float) -> bool:
         """Whether the client has read everything sent so far: a ping, answered within
         ``timeout_s`` (a client answers once it has parsed what came before). Someone must be
         reading (:meth:`receive`) meanwhile."""
         self._pong.clear()
-        async with self._lock:
-            if not self.open:
-                return False
-            self._write(self._ws.send(Ping(b"delivered")))
+        if not self.open:
+            return False
+        self._write(self._ws.send(Ping(b"delivered")))
         try:
             async with asyncio.timeout(timeout_s):
                 await self._pong.wait()
@@ -131,12 +131,11 @@ class WebSocket:
         the client's close comes back, at most :data:`CLOSE_WAIT_S`. Clients take a connection
         dropped before their close was answered for an error (websocket-client, which cpln-py
         uses, does). The HTTP side closes the TCP connection afterwards."""
-        async with self._lock:
-            if self._ws.state != ConnectionState.OPEN:
-                return
-            self._write(self._ws.send(CloseConnection(code=code, reason=reason)))
-            with contextlib.suppress(ConnectionError):
-                await self._writer.drain()
+        if self._ws.state != ConnectionState.OPEN:
+            return
+        self._write(self._ws.send(CloseConnection(code=code, reason=reason)))
+        with contextlib.suppress(ConnectionError):
+            await self._writer.drain()
         with contextlib.suppress(TimeoutError, ConnectionError):
             async with asyncio.timeout(CLOSE_WAIT_S):
                 while self._ws.state != ConnectionState.CLOSED:
