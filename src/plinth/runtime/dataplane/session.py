@@ -26,8 +26,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import shlex
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -36,6 +34,7 @@ import orjson
 from plinth.runtime.containers.protocol import ContainerEngine, EngineError, ExecRequest, ExecStream
 from plinth.runtime.dataplane.access import RECHECK_S, UNREACHABLE_LIMIT, Answer, ApiAccess, audit_record
 from plinth.runtime.dataplane.replicas import Replicas, Target
+from plinth.runtime.dataplane.request import BadRequest, SessionRequest, parse_request, size_field
 from plinth.runtime.dataplane.tarcount import TarProgress
 from plinth.runtime.dataplane.websocket import Binary, Text, WebSocket
 
@@ -46,7 +45,6 @@ UNAUTHORIZED = "Unauthorized: "
 #: The permission a session needs on the workload (its description: "Open an interactive shell
 #: in a replica"); listing replicas needs ``view``.
 PERMISSION = "connect"
-MAX_SIZE = 10_000
 #: A ``cp`` upload's counts go in batches of at least this many bytes (and at its end): one a
 #: frame would be one message each way for every 64 KiB.
 COUNT_EVERY = 1024 * 1024
@@ -54,85 +52,6 @@ COUNT_EVERY = 1024 * 1024
 #: this many bytes sent (a client writing files slower than that is rare), at most the cap.
 LINGER_BYTES_PER_S = 100_000_000
 LINGER_MAX_S = 10.0
-
-
-class BadRequest(ValueError):
-    """The first message is not a request this data plane can run."""
-
-
-@dataclass(frozen=True, slots=True)
-class SessionRequest:
-    token: str
-    org: str
-    gvc: str
-    pod: str
-    container: str | None
-    argv: tuple[str, ...]
-    shell: bool
-    stdin: bool
-    tty: bool
-    width: int
-    height: int
-    count_bytes: bool
-
-
-def _name(doc: dict[str, Any], key: str, required: bool = True) -> str:
-    value = doc.get(key)
-    if value is None and not required:
-        return ""
-    if not isinstance(value, str) or not value or "/" in value or len(value) > 253:
-        raise BadRequest(f"'{key}' must be a name")
-    return value
-
-
-def _size(doc: dict[str, Any], key: str, default: int) -> int:
-    value = doc.get(key)
-    if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_SIZE:
-        return value
-    return default
-
-
-def parse_request(text: str) -> SessionRequest:
-    """The session's request from its first message; :class:`BadRequest` saying what is wrong."""
-    try:
-        doc = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        raise BadRequest("the first message must be the session's JSON request") from None
-    if not isinstance(doc, dict):
-        raise BadRequest("the first message must be a JSON object")
-    token = doc.get("token")
-    if not isinstance(token, str) or not token:
-        raise BadRequest("'token' is missing")
-    token = token.removeprefix("Bearer ")
-    command, shell = doc.get("command"), doc.get("shell")
-    if isinstance(command, str):
-        command = command.split()  # cpln-py sends a string split on spaces
-    if command:
-        if not isinstance(command, list) or not all(isinstance(a, str) for a in command):
-            raise BadRequest("'command' must be a list of strings")
-        argv, is_shell = tuple(command), False
-    elif isinstance(shell, str) and shell.strip():
-        try:
-            argv, is_shell = tuple(shlex.split(shell)), True
-        except ValueError as exc:
-            raise BadRequest(f"'shell' cannot be split: {exc}") from None
-    else:
-        raise BadRequest("neither 'command' nor 'shell' says what to run")
-    tty = doc.get("tty") is True
-    return SessionRequest(
-        token=token,
-        org=_name(doc, "org"),
-        gvc=_name(doc, "gvc"),
-        pod=_name(doc, "pod"),
-        container=_name(doc, "container", required=False) or None,
-        argv=argv,
-        shell=is_shell,
-        stdin=doc.get("stdin") is True or tty,
-        tty=tty,
-        width=_size(doc, "width", 80),
-        height=_size(doc, "height", 24),
-        count_bytes=doc.get("writeReceivedBytes") is True,
-    )
 
 
 class Session:
@@ -279,7 +198,7 @@ class Session:
         if not isinstance(doc, dict):
             await stream.write(text.encode())
             return size
-        new = (_size(doc, "width", size[0]), _size(doc, "height", size[1]))
+        new = (size_field(doc, "width", size[0]), size_field(doc, "height", size[1]))
         if new != size:
             stream.resize(*new)
         data = doc.get("buffer")
