@@ -117,6 +117,7 @@ def walk_refs(node: Any) -> Iterator[str]:
 #: The runtime controller's paths (``server/runtime_reports.py``): served for no kind.
 RUNTIME_REPORTS = "/org/{org}/-runtime/observations"
 RUNTIME_COMMANDS = "/org/{org}/-runtime/commands"
+RUNTIME_ACCESS = "/org/{org}/-runtime/access"
 
 
 def operations(doc: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
@@ -342,7 +343,7 @@ def _check_responses(doc: dict[str, Any], kinds: Mapping[str, KindSpec]) -> None
         if method in ("put", "patch") or (method == "post" and "/-" not in path):
             assert any(p == {"$ref": "#/components/parameters/DryRun"} for p in op["parameters"])
             assert op["requestBody"]["required"] is True
-        elif path in (RUNTIME_REPORTS, RUNTIME_COMMANDS):  # Plinth's own extension, no kind's action
+        elif path in (RUNTIME_REPORTS, RUNTIME_COMMANDS, RUNTIME_ACCESS):  # Plinth's own, no kind's action
             assert method == "get" or op["requestBody"]["required"] is True, path
         elif method == "post" and "-query" not in path:  # an action: no dryRun, and the body it declares
             assert "parameters" not in op
@@ -599,6 +600,9 @@ async def _exercise(doc: dict[str, Any], data_dir: Path) -> set[tuple[str, str]]
             await check.call(RUNTIME_COMMANDS, "get", {"org": ORG}, expect=200)
             update = {"gvc": gvc_name, "workload": "nosuch", "id": "x", "lifecycleStage": "running"}
             await check.call(RUNTIME_COMMANDS, "post", {"org": ORG}, body={"commands": [update]}, expect=200)
+            asked = {"permission": "view", "link": f"/org/{ORG}"}
+            await check.call(RUNTIME_ACCESS, "post", {"org": ORG}, body=asked, expect=200)
+            await check.call(RUNTIME_ACCESS, "post", {"org": ORG}, body={"link": 1}, expect=400)
             anonymous = await client.get(f"/org/{ORG}/gvc", headers={"authorization": ""})
             assert anonymous.status_code == 401 and anonymous.json()["code"] == "unauthorized"
             return check.seen

@@ -67,6 +67,8 @@ class RuntimeServer:
     org: str
     scope: str
     gateway_port: int
+    #: Where the controller's data plane listens (each deployment's ``status.remote``).
+    dataplane_port: int = 0
     server: ServerProcess | None = None
     extra_args: tuple[str, ...] = ()
     port: int | None = None
@@ -86,6 +88,7 @@ class RuntimeServer:
 
     def args(self, extra: tuple[str, ...] = ()) -> tuple[str, ...]:
         args = ["--runtime", "containers", "--gateway-listen", f"127.0.0.1:{self.gateway_port}"]
+        args += ["--dataplane-listen", f"127.0.0.1:{self.dataplane_port or free_loopback_port()}"]
         for key, value in self.labels.items():
             args += ["--container-label", f"{key}={value}"]
         return (*args, *self.extra_args, *extra)
@@ -169,7 +172,15 @@ def start_runtime_server(
     unique = uuid.uuid4().hex[:10]
     org = f"rt{kit.run_id[:6]}{unique}"
     runtime = RuntimeServer(
-        kit, data_dir, database_url, org, unique, free_loopback_port(), extra_args=extra_args, workers=workers
+        kit,
+        data_dir,
+        database_url,
+        org,
+        unique,
+        free_loopback_port(),
+        free_loopback_port(),
+        extra_args=extra_args,
+        workers=workers,
     )
     return runtime.start()
 

@@ -21,8 +21,11 @@ RUNTIMES: dict[str, type[Runtime]] = {
 }
 
 
-def make_runtime(name: str) -> Runtime:
-    """The runtime called ``name`` (``--runtime``); ``ValueError`` for an unknown name."""
+def make_runtime(name: str, dataplane_url: str | None = None) -> Runtime:
+    """The runtime called ``name`` (``--runtime``); ``ValueError`` for an unknown name.
+    ``dataplane_url`` is where the containers runtime's data plane answers (``status.remote``)."""
+    if name == "containers":
+        return ContainersRuntime(dataplane_url)
     try:
         return RUNTIMES[name]()
     except KeyError:

@@ -8,7 +8,8 @@ official CLI reads ``status.ready``, ``status.internal.syncFailed`` (with no nul
 ``versions[].ready`` to decide whether a workload is ready at its latest version
 (``cpln apply --ready``, ``cpln workload get``), and ``status.jobExecutions`` for cron.
 ``status.remote`` (the location's data-plane URL, used for replica listing and exec) is left
-out: no data plane answers there, and the CLI skips a location without one.
+out here: only the containers runtime has a data plane (``runtime/observed.py`` adds it), and
+the CLI skips a location without one.
 """
 
 from __future__ import annotations

@@ -34,8 +34,16 @@ WAITING = "waiting for the runtime controller"
 
 
 class ContainersRuntime:
+    """Answers from what the runtime controller observed. ``dataplane_url`` is the base URL of
+    the controller's data plane (``--dataplane-listen``): each deployment's ``status.remote``
+    is ``{dataplane_url}/location/{location}``, where the official CLI lists replicas and
+    opens exec sessions (docs/runtime.md, "The data plane"); ``None`` leaves it out."""
+
     name = "containers"
     observes = True
+
+    def __init__(self, dataplane_url: str | None = None) -> None:
+        self.dataplane_url = dataplane_url.rstrip("/") if dataplane_url else None
 
     def summary(self, placement: Placement) -> WorkloadSummary:
         observed = placement.observed
@@ -67,6 +75,10 @@ class ContainersRuntime:
                 executions=list(view.entry.get("jobExecutions") or []),
             )
             doc["status"]["deploying"] = view.processed < view.current
+            if self.dataplane_url:
+                # Per location: replica names (web-0) repeat across locations, and an exec's
+                # first frame names only the GVC and the replica.
+                doc["status"]["remote"] = f"{self.dataplane_url}/location/{location}"
             out.append(doc)
         return out
 

@@ -171,7 +171,7 @@ class PlinthApp:
     async def _open_store(self) -> None:
         storage = await open_storage(self.settings.database_url, self.settings.data_dir)
         try:
-            runtime = make_runtime(self.settings.runtime)
+            runtime = make_runtime(self.settings.runtime, self.settings.dataplane_url or None)
             watcher = GenerationWatcher(storage)
             # One policy-set cache per process: authorization and the grants extension share it.
             access = AccessControl(storage, REGISTRY, watcher)

@@ -19,25 +19,30 @@ import orjson
 from plinth.auth.principal import Principal
 from plinth.engine.observations import parse_batch, store_observations
 from plinth.engine.observed_commands import active_commands, parse_updates, update_commands
+from plinth.engine.runtime_access import AccessQuestion
 from plinth.errors import Forbidden, MethodNotAllowed
 from plinth.runtime.observations import CommandBatch, ObservationBatch
+from plinth.server import runtime_access
 from plinth.server.http import Request
 from plinth.server.reply import Reply, Services
 
 ACTION = "-runtime"
 PATH = "/org/{org}/-runtime/observations"
 COMMANDS_PATH = "/org/{org}/-runtime/commands"
+ENDPOINTS = ("observations", "commands", "access")
 
 
 def org_of(path: str) -> str | None:
-    """The org of a report path, or ``None`` when ``path`` is not one."""
+    """The org of a report (or access) path, or ``None`` when ``path`` is not one."""
     parts = path.split("/")
-    if len(parts) == 5 and parts[1] == "org" and parts[3] == ACTION and parts[4] in ("observations", "commands"):
+    if len(parts) == 5 and parts[1] == "org" and parts[3] == ACTION and parts[4] in ENDPOINTS:
         return parts[2] or None
     return None
 
 
 async def serve(svc: Services, req: Request, org: str, body: object, who: Principal) -> Reply:
+    if req.path.endswith("/access"):
+        return await runtime_access.serve(svc, req, org, body, who)
     commands = req.path.endswith("/commands")
     allowed = ("GET", "POST") if commands else ("POST",)
     if req.method not in allowed:
@@ -110,7 +115,27 @@ def openapi_paths() -> dict[str, Any]:
             "responses": {"200": _reply("Stored, unchanged and missing commands", answer), **failures},
         },
     }
+    access = {
+        "parameters": org,
+        "post": {
+            "operationId": "checkRuntimeAccess",
+            "summary": "May the caller use a permission on an item; record what it does there (Plinth's extension)",
+            "tags": ["runtime"],
+            "requestBody": {
+                "required": True,
+                "content": {"application/json": {"schema": _schema(AccessQuestion)}},
+            },
+            "responses": {
+                "200": _reply(
+                    "Allowed: the caller's principal",
+                    {"type": "object", "required": ["principal"], "properties": {"principal": {"type": "string"}}},
+                ),
+                **failures,
+            },
+        },
+    }
     return {
+        runtime_access.PATH: access,
         COMMANDS_PATH: commands,
         PATH: {
             "parameters": [{"name": "org", "in": "path", "required": True, "schema": {"type": "string"}}],

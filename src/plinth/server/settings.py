@@ -59,6 +59,9 @@ class Settings:
     rate_burst: int = RATE_BURST
     #: What runs workloads (``plinth.runtime``): ``simulated``, ``none`` or ``containers``.
     runtime: str = "simulated"
+    #: ``--runtime containers``: the data plane's base URL (``http://{--dataplane-listen}``), of
+    #: which each deployment's ``status.remote`` is ``{url}/location/{location}``; empty: none.
+    dataplane_url: str = ""
     #: The public base domain of generated host names (workload endpoints, domain DNS targets).
     base_domain: str = DEFAULT_BASE_DOMAIN
     #: How a workload's host name becomes its endpoint URL (``KindContext.endpoint_format``).

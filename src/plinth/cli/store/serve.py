@@ -22,7 +22,12 @@ from typing import Any
 
 import click
 
-from plinth.cli.store.serve_containers import container_options, controller_options, workload_endpoints
+from plinth.cli.store.serve_containers import (
+    container_options,
+    controller_options,
+    dataplane_url,
+    workload_endpoints,
+)
 from plinth.cli.store.serve_controller import ControllerOptions
 from plinth.cli.store.serve_watch import watch_options
 from plinth.cli.store.transfer import secrets_key_file_option
@@ -238,6 +243,7 @@ def serve_command(
     _check_oidc(oidc_issuer, oidc_audience, oidc_jwks_file)
     _check_profile_name(init_profile)
     base_domain, endpoint_format = workload_endpoints(runtime, base_domain.strip(".").lower(), more)
+    remote = dataplane_url(runtime, more)
     controller, watch = controller_options(runtime, more)
     settings = Settings(
         host=host,
@@ -258,6 +264,7 @@ def serve_command(
         runtime=runtime,
         base_domain=base_domain,
         endpoint_format=endpoint_format,
+        dataplane_url=remote,
         public_url=_check_public_url(public_url),
         secrets_key_file=str(secrets_key_file.resolve()) if secrets_key_file else None,
         secrets_key=os.environ.get("PLINTH_SECRETS_KEY") or None,

@@ -11,7 +11,16 @@ import click
 from plinth.cli.store.serve_controller import ControllerOptions
 
 DEFAULT_GATEWAY_LISTEN = "127.0.0.1:8880"
-_NAMES = ("container_engine", "gateway_listen", "remove_containers_on_exit", "container_label", "no_controller")
+DEFAULT_DATAPLANE_LISTEN = "127.0.0.1:8881"
+_NAMES = (
+    "container_engine",
+    "gateway_listen",
+    "dataplane_listen",
+    "dataplane_url",
+    "remove_containers_on_exit",
+    "container_label",
+    "no_controller",
+)
 
 
 def container_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -30,6 +39,21 @@ def container_options(command: Callable[..., Any]) -> Callable[..., Any]:
             default=DEFAULT_GATEWAY_LISTEN,
             show_default=True,
             help="--runtime containers: where the gateway (Caddy) serves workloads and domains, loopback HOST:PORT",
+        ),
+        click.option(
+            "--dataplane-listen",
+            envvar="PLINTH_DATAPLANE_LISTEN",
+            default=DEFAULT_DATAPLANE_LISTEN,
+            show_default=True,
+            help="--runtime containers: where the data plane (replica listing, exec, connect, cp) listens, "
+            "loopback HOST:PORT",
+        ),
+        click.option(
+            "--dataplane-url",
+            envvar="PLINTH_DATAPLANE_URL",
+            default=None,
+            help="--runtime containers: the data plane's URL as clients reach it, each deployment's "
+            "status.remote being URL/location/LOCATION (default: http://DATAPLANE-LISTEN)",
         ),
         click.option(
             "--remove-containers-on-exit",
@@ -84,6 +108,20 @@ def workload_endpoints(runtime: str, base_domain: str, more: dict[str, Any]) -> 
     return domain, "http://{host}" + ("" if port in ("", "80") else f":{port}")
 
 
+def dataplane_url(runtime: str, more: dict[str, Any]) -> str:
+    """The data plane's base URL the server reports in ``status.remote`` (docs/runtime.md, "The
+    data plane"): ``--dataplane-url``, else ``http://{--dataplane-listen}``; empty for the other
+    runtimes, which have no data plane."""
+    if runtime != "containers":
+        return ""
+    url = str(more.get("dataplane_url") or "").strip().rstrip("/")
+    if url:
+        if not url.startswith(("http://", "https://")):
+            raise click.BadParameter("must be an http:// or https:// URL", param_hint="--dataplane-url")
+        return url
+    return f"http://{more.get('dataplane_listen') or DEFAULT_DATAPLANE_LISTEN}"
+
+
 def controller_options(runtime: str, more: dict[str, Any]) -> tuple[ControllerOptions | None, dict[str, Any]]:
     """The controller to start (``None``: none) and the options left for the others."""
     mine = {name: more.pop(name) for name in _NAMES}
@@ -95,6 +133,10 @@ def controller_options(runtime: str, more: dict[str, Any]) -> tuple[ControllerOp
         listen = loopback_address(mine["gateway_listen"])
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--gateway-listen") from exc
+    try:
+        dataplane = loopback_address(mine["dataplane_listen"])
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--dataplane-listen") from exc
     engine = mine["container_engine"]
     wanted = (engine,) if engine else ("podman", "docker")
     if not any(shutil.which(name) for name in wanted):
@@ -108,6 +150,7 @@ def controller_options(runtime: str, more: dict[str, Any]) -> tuple[ControllerOp
         ControllerOptions(
             engine=engine,
             gateway_listen=listen,
+            dataplane_listen=dataplane,
             labels=_labels(mine["container_label"]),
             remove_on_exit=mine["remove_containers_on_exit"],
         ),

@@ -73,6 +73,7 @@ class ControllerOptions:
 
     engine: str | None = None
     gateway_listen: str = "127.0.0.1:8880"
+    dataplane_listen: str = "127.0.0.1:8881"
     labels: dict[str, str] = field(default_factory=dict)
     remove_on_exit: bool = False
 
@@ -185,6 +186,7 @@ def controller_argv(settings: Settings, options: ControllerOptions, store_id: st
     if settings.public_url:  # the controller talks to this process, not through a proxy
         argv[-1] = Settings(host=settings.host, port=settings.port, tls_cert=settings.tls_cert).public_base()
     argv += ["--gateway-listen", options.gateway_listen, "--base-domain", gateway_base_domain(settings.base_domain)]
+    argv += ["--dataplane-listen", options.dataplane_listen]
     argv += ["--state-dir", str(Path(settings.data_dir).resolve() / "gateway")]
     if options.engine:
         argv += ["--engine", options.engine]

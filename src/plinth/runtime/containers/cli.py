@@ -40,6 +40,7 @@ from typing import Any
 
 from plinth.runtime.containers import process
 from plinth.runtime.containers.events import EventHub
+from plinth.runtime.containers.execstream import start_exec
 from plinth.runtime.containers.listing import STATES, parse_ps
 from plinth.runtime.containers.protocol import (
     ENGINE_ENV_NAMES,
@@ -53,7 +54,9 @@ from plinth.runtime.containers.protocol import (
     ContainerInfo,
     EngineError,
     EngineUnavailable,
+    ExecRequest,
     ExecResult,
+    ExecStream,
     ImagePullError,
     ReplicaSpec,
     spec_digest,
@@ -63,6 +66,8 @@ ENGINES = ("podman", "docker")
 #: Upper bounds on one CLI call, so a wedged engine surfaces as an error instead of a hang.
 CALL_TIMEOUT_S = 60.0
 PULL_TIMEOUT_S = 600.0
+#: The network mode that shares the host's namespace (podman's and docker's word).
+HOST_NETWORKS = frozenset({"host"})
 #: Words in an engine's error that mean "there is no such object" (podman's and docker's).
 _GONE = ("no such", "not known", "not found")
 #: ``create``'s refusal of a name in use: podman's "that name is already in use", docker's
@@ -246,6 +251,11 @@ class CliEngine:
     # Containers
 
     async def run(self, spec: ReplicaSpec) -> ContainerInfo:
+        # Replicas are reached by users' exec sessions: never the host's namespaces. The driver
+        # passes no --privileged, --pid, --ipc or --userns; a network naming the host's (or
+        # another container's, ``container:NAME``, or a path, ``ns:PATH``) is refused.
+        if spec.network is not None and (spec.network in HOST_NETWORKS or ":" in spec.network):
+            raise EngineError(f"{spec.name}: network '{spec.network}' would share a namespace; refused")
         if spec.secret_files and self.name != "podman":
             raise EngineError(f"{spec.name}: secret files need podman's secret store (docker's needs swarm mode)")
         secrets = [secret_name(spec.name, index) for index in range(len(spec.secret_files))]
@@ -382,6 +392,9 @@ class CliEngine:
         if code == 125 and self.name == "podman":  # podman's own failure, not the command's
             raise EngineError(f"exec in container {name}: {err.decode(errors='replace').strip()}")
         return ExecResult(code, out, err)
+
+    async def exec_stream(self, name: str, request: ExecRequest) -> ExecStream:
+        return await start_exec(self.binary, name, request)
 
     async def logs(self, name: str, since: datetime | None = None, follow: bool = False) -> AsyncIterator[bytes]:
         if await self.inspect(name) is None:

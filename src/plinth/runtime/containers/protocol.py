@@ -205,6 +205,52 @@ class ExecResult:
     stderr: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class ExecRequest:
+    """A command to run inside a running container, streamed (the data plane's exec).
+
+    ``argv`` runs as given, with no shell. With ``stdin`` the process reads what
+    :meth:`ExecStream.write` sends until :meth:`ExecStream.close_stdin`; without, its stdin is
+    empty. With ``tty`` it runs on a terminal of ``width`` x ``height`` (then stdout and stderr
+    are the terminal); without, stdout and stderr come as one stream of pieces, each piece
+    from one of them (the data plane's clients read one stream)."""
+
+    argv: Sequence[str]
+    stdin: bool = False
+    tty: bool = False
+    width: int = 80
+    height: int = 24
+
+
+class ExecStream(Protocol):
+    """A running streamed exec (:meth:`ContainerEngine.exec_stream`). The process has started
+    when the stream is handed out; nothing waits for input."""
+
+    async def read(self) -> bytes:
+        """The next piece of output as it comes; ``b""`` once the output has ended."""
+        ...
+
+    async def write(self, data: bytes) -> None:
+        """Send ``data`` to the process's stdin (or terminal), waiting while its pipe is full."""
+        ...
+
+    async def close_stdin(self) -> None:
+        """End of input (for a terminal: nothing, the process ends by itself or is killed)."""
+        ...
+
+    def resize(self, width: int, height: int) -> None:
+        """A new terminal size (a session without a terminal ignores it)."""
+        ...
+
+    async def wait(self) -> int:
+        """The command's exit code, once it has ended."""
+        ...
+
+    async def kill(self) -> None:
+        """End it now (the session ended first) and reap what was started; idempotent."""
+        ...
+
+
 class ContainerEngine(Protocol):
     """The operations a runtime controller needs from an engine (see the module's contract)."""
 
@@ -249,6 +295,11 @@ class ContainerEngine(Protocol):
 
     async def exec(self, name: str, argv: Sequence[str], timeout_s: float = 30) -> ExecResult:
         """Run ``argv`` inside the running container and report its exit code and output."""
+        ...
+
+    async def exec_stream(self, name: str, request: ExecRequest) -> ExecStream:
+        """Start ``request.argv`` inside the running container ``name`` and hand over its
+        streams at once (:class:`ExecStream`); :class:`EngineError` when it cannot start."""
         ...
 
     def logs(self, name: str, since: datetime | None = None, follow: bool = False) -> AsyncIterator[bytes]:

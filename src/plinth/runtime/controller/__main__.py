@@ -6,8 +6,10 @@ stdin**, never on the command line or in the environment::
 
     {"token": "<a key of the server-admin account>", "hash_key": "<base64 spec-hash key>"}
 
-It then starts Caddy (the gateway, on ``--gateway-listen``, loopback only) and runs a
-:class:`~.fleet.Fleet`: one control loop per org, found and followed through the API.
+It then starts Caddy (the gateway, on ``--gateway-listen``, loopback only), the data plane
+(``runtime/dataplane``: replica listing and exec sessions, on ``--dataplane-listen``, loopback
+only) and runs a :class:`~.fleet.Fleet`: one control loop per org, found and followed through
+the API.
 
 It stops on ``SIGTERM``/``SIGINT``, or when its stdin reaches its end (the process that
 started it is gone), leaving the containers running for the next controller to adopt; with
@@ -31,6 +33,7 @@ from pathlib import Path
 from plinth.runtime.containers import EngineUnavailable, find_engine
 from plinth.runtime.controller.fleet import Fleet
 from plinth.runtime.controller.tasks import cancel_and_wait
+from plinth.runtime.dataplane import DataPlane
 from plinth.runtime.gateway.caddy import Caddy, GatewayError, loopback_address, reloads_keep_queued_connections
 from plinth.runtime.gateway.routes import RouteTable
 
@@ -56,6 +59,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--api", required=True, help="The Plinth server's URL")
     parser.add_argument("--engine", choices=("podman", "docker"), default=None, help="default: podman when found")
     parser.add_argument("--gateway-listen", type=_listen, default="127.0.0.1:8880")
+    parser.add_argument("--dataplane-listen", type=_listen, default="127.0.0.1:8881")
     parser.add_argument("--base-domain", default="localhost", help="Workload hosts are {workload}-{alias}.DOMAIN")
     parser.add_argument("--state-dir", type=Path, required=True, help="Where the gateway keeps its files")
     parser.add_argument("--label", type=_label, action="append", default=[], help="Extra scope label KEY=VALUE")
@@ -106,7 +110,19 @@ async def _until_stopped(remove: bool) -> bool:
     return by_signal and remove
 
 
-async def run(fleet: Fleet, remove: bool) -> None:
+async def run(fleet: Fleet, remove: bool, dataplane: DataPlane | None = None, listen: str = "") -> None:
+    if dataplane is not None:
+        host, _, port = listen.rpartition(":")
+        bound = await dataplane.start(host.strip("[]"), int(port))
+        log.info("data plane on http://%s:%d", host, bound)
+    try:
+        await _run_fleet(fleet, remove)
+    finally:
+        if dataplane is not None:
+            await dataplane.close()
+
+
+async def _run_fleet(fleet: Fleet, remove: bool) -> None:
     task = asyncio.create_task(fleet.run())
     stopped = asyncio.create_task(_until_stopped(remove))
     done, _ = await asyncio.wait({task, stopped}, return_when=asyncio.FIRST_COMPLETED)
@@ -160,8 +176,9 @@ def main(argv: list[str] | None = None) -> int:
         base_domain=args.base_domain,
         verify=args.ca_file or True,
     )
+    dataplane = DataPlane(args.api, driver, dict(args.label), verify=args.ca_file or True)
     try:
-        asyncio.run(run(fleet, args.remove_containers_on_exit))
+        asyncio.run(run(fleet, args.remove_containers_on_exit, dataplane, args.dataplane_listen))
     finally:
         caddy.stop()
     return 0

@@ -1,0 +1,80 @@
+"""The data plane's one source of authority: the API's ``POST /org/{org}/-runtime/access``.
+
+The data plane never judges a token itself. Each request (and each session, when it opens and
+then every :data:`RECHECK_S` while it lasts) asks the API with **the user's own token**, so
+keys, their revocation and the org's policies are judged exactly as for any API request
+(docs/api.md, "Runtime access"). A session's first question carries the audit record the API
+appends to the workload's event log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import orjson
+
+#: How often an open session asks again. The API sees a revoked key within its own poll of the
+#: access generation (0.5 s), so a session on a revoked key ends within about a second.
+RECHECK_S = 0.4
+#: Consecutive failures to reach the API after which a session is ended rather than trusted.
+UNREACHABLE_LIMIT = 5
+TIMEOUT_S = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """The API's verdict: ``status`` 200 allows; else ``body`` is its error document."""
+
+    status: int
+    body: bytes
+
+    @property
+    def allowed(self) -> bool:
+        return self.status == 200
+
+    @property
+    def reason(self) -> str:
+        """The error's message, for the ``Unauthorized: <reason>`` a refused session ends with."""
+        try:
+            doc = orjson.loads(self.body)
+        except orjson.JSONDecodeError:
+            doc = None
+        message = doc.get("message") if isinstance(doc, dict) else None
+        return str(message) if message else f"the API answered {self.status}"
+
+
+class ApiAccess:
+    """Asks the API at ``api`` (its base URL) about a token's access."""
+
+    def __init__(self, api: str, verify: bool | str = True) -> None:
+        self._client = httpx.AsyncClient(base_url=api.rstrip("/"), verify=verify, timeout=TIMEOUT_S)
+
+    async def ask(
+        self,
+        token: str,
+        org: str,
+        permission: str,
+        link: str,
+        audit: Mapping[str, Any] | None = None,
+    ) -> Answer:
+        """The API's answer; ``httpx.TransportError`` when it cannot be reached."""
+        body: dict[str, Any] = {"permission": permission, "link": link}
+        if audit is not None:
+            body["audit"] = dict(audit)
+        reply = await self._client.post(
+            f"/org/{org}/-runtime/access",
+            content=orjson.dumps(body),
+            headers={"authorization": f"Bearer {token}", "content-type": "application/json"},
+        )
+        return Answer(reply.status_code, reply.content)
+
+    async def close(self) -> None:
+        await self._client.aclose()
+
+
+def audit_record(kind: str, command: Sequence[str], replica: str, location: str, container: str) -> dict[str, Any]:
+    """The ``audit`` of a session (``exec``, ``connect``...): never its input, only its command."""
+    return {"type": kind, "command": list(command), "replica": replica, "location": location, "container": container}
