@@ -45,6 +45,8 @@ from plinth.runtime.containers.listing import STATES, parse_ps
 from plinth.runtime.containers.protocol import (
     ENGINE_ENV_NAMES,
     ENGINE_ENV_PREFIXES,
+    LOG_DRIVERS,
+    LOG_FILE_MAX,
     MANAGED,
     SECRETS,
     SPEC_HASH,
@@ -132,6 +134,8 @@ def parse_inspect(doc: Mapping[str, Any]) -> ContainerInfo:
         finished_at=_time(state.get("FinishedAt")),
         ports=_ports(doc),
         labels=dict(config.get("Labels") or {}),
+        # Podman 4 and docker name the log file at the top (podman also under HostConfig).
+        log_path=str(doc.get("LogPath") or ((doc.get("HostConfig") or {}).get("LogConfig") or {}).get("Path") or ""),
     )
 
 
@@ -259,6 +263,8 @@ class CliEngine:
         if secrets:
             labels[SECRETS] = ",".join(secrets)
         args = ["create", "--name", spec.name, "--pull", "never"]
+        # A file the log collector reads (runtime/logs), bounded by the engine's own rotation.
+        args += ["--log-driver", LOG_DRIVERS[self.name], "--log-opt", f"max-size={LOG_FILE_MAX}"]
         args += _label_args(labels)
         passed: dict[str, str] = {}
         for key, value in spec.env.items():

@@ -48,6 +48,12 @@ SPEC_HASH = "plinth.spec-hash"
 #: The engine-side secrets made for a container, comma-separated, removed with it.
 SECRETS = "plinth.secrets"
 
+#: The log driver ``run`` gives each container, per engine (their own file formats: podman's
+#: ``k8s-file`` writes CRI lines, docker's ``json-file`` JSON lines), and the size at which the
+#: engine starts a new file (the log collector keeps up long before: docs/runtime.md, Logs).
+LOG_DRIVERS = {"podman": "k8s-file", "docker": "json-file"}
+LOG_FILE_MAX = "16mb"
+
 #: Environment names the engine's CLI reads itself (or that name its configuration): a replica
 #: env var of one of these names is passed on the command line, not through the environment.
 ENGINE_ENV_NAMES = frozenset({"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "REGISTRY_AUTH_FILE"})
@@ -133,6 +139,9 @@ class ReplicaSpec:
             "volumes": [[v.volume, v.path, v.read_only] for v in self.volumes],
             "secretFiles": [[s.path, s.value.hex(), s.mode] for s in self.secret_files],
             "hostname": self.hostname,
+            # Containers run with the engine's file log driver (``LOG_DRIVERS``), which the log
+            # collector reads: containers made before it was set are replaced once, not adopted.
+            "logs": "file",
         }
         return json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
 
@@ -162,6 +171,9 @@ class ContainerInfo:
     #: Container port → host port on 127.0.0.1.
     ports: Mapping[int, int]
     labels: Mapping[str, str]
+    #: The file the engine writes the container's output to (``inspect`` only; empty when
+    #: ``list`` made this, or when the engine keeps no file): what the log collector reads.
+    log_path: str = ""
 
     @property
     def running(self) -> bool:
