@@ -25,7 +25,8 @@ GVCs' ``locationQuery`` are asked of the server (``placement.PlacementCache``). 
 whose secret reference the server says does not hold (``status.warning``), or whose value the
 controller could not read, is held with a message naming the reference, never a value.
 After the pass, the networks of GVCs that are gone are removed (``networks.NetworkKeeper``),
-and the volumes of volume sets that are gone (``volumes.VolumeKeeper``).
+and the volumes of volume sets that are gone (``volumes.VolumeKeeper``), and the log lines of
+workloads that are gone (``logkeeper.LogKeeper``).
 
 **Reporting.** ``after_pass`` (``reporter.Reporter``) runs at the end of every pass: it posts
 what the supervisor observed to the API. A failure is an error of the pass (key ``report``).
@@ -44,6 +45,7 @@ from typing import Any
 from plinth.runtime.containers.protocol import GVC, ORG, WORKLOAD, ContainerEngine, ContainerInfo, ReplicaSpec
 from plinth.runtime.controller.informer import Informer
 from plinth.runtime.controller.jobs import CronRunner
+from plinth.runtime.controller.logkeeper import LogKeeper
 from plinth.runtime.controller.networks import NetworkKeeper
 from plinth.runtime.controller.placement import PlacementCache
 from plinth.runtime.controller.plan import CONTAINER, Resolver, plan_workload
@@ -100,6 +102,7 @@ class ControlLoop:
         gateway: Callable[[RouteTable], Awaitable[None]] | None = None,
         base_domain: str = DEFAULT_BASE_DOMAIN,
         after_pass: AfterPass | None = None,
+        logs: LogKeeper | None = None,
     ) -> None:
         self.informer = informer
         self.driver = driver
@@ -127,6 +130,8 @@ class ControlLoop:
         self._applied: RouteTable | None = None
         #: Called at the end of every pass (``reporter.Reporter``: what was observed, to the API).
         self.after_pass = after_pass
+        #: Drops the log lines of the org's workloads that are gone (``logkeeper.py``), if any.
+        self.logs = logs
         #: Cron workloads' runs (``cron.executions()``), ticked every :data:`PROBE_TICK_S`.
         self.cron = CronRunner(driver, scope=self.scope, resolve=self.resolve)
         self._wake = asyncio.Event()
@@ -184,6 +189,8 @@ class ControlLoop:
         report.errors.update(
             await self.volumes.collect(self.driver, self.org, self.scope, set(self.informer.volume_sets))
         )
+        if self.logs is not None:
+            report.errors.update(await self.logs.collect(self.org, set(self.informer.workloads)))
         self.last_report = report
         self.errors = dict(report.errors)
         await self._update_gateway(report)
