@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Mapping
 from urllib.parse import parse_qsl, unquote
 
@@ -32,6 +33,8 @@ from plinth.runtime.dataplane.access import RECHECK_S, UNREACHABLE_LIMIT, Answer
 from plinth.runtime.dataplane.websocket import WebSocket
 from plinth.runtime.logs import LogService, ParamError
 from plinth.runtime.logs.params import parse_params
+
+log = logging.getLogger("plinth.runtime.dataplane")
 
 PERMISSION = "readLogs"
 QUERY_RANGE, TAIL = "query_range", "tail"
@@ -100,6 +103,8 @@ class LogRoutes:
                 task.cancel()
                 with contextlib.suppress(BaseException):
                     await task
+        if sending.done() and not sending.cancelled() and (error := sending.exception()) is not None:
+            log.warning("a tail of org %s failed: %s", org, error)
         if refused.done() and not refused.cancelled() and refused.exception() is None:
             reason = f"Unauthorized: {refused.result()}".encode()[:MAX_REASON].decode(errors="ignore")
             await ws.close(CloseReason.POLICY_VIOLATION, reason)
