@@ -83,6 +83,7 @@ bench: $(TEST_STAMP)
 	$(BIN)/python -m bench.writes
 	$(BIN)/python -m bench.runtime
 	$(BIN)/python -m bench.logs
+	$(BIN)/python -m bench.dataplane
 
 fuzz: $(TEST_STAMP)
 	PLINTH_FUZZ_EXAMPLES=2000 $(BIN)/python -m pytest tests/fuzz -n 2 --dist loadfile

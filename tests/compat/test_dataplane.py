@@ -1,6 +1,8 @@
 """The official CLI (pinned, unchanged) against the data plane of ``plinth serve --runtime
-containers``: replica listing, ``exec``, ``connect`` on a terminal, ``cp`` both ways, refused and
-revoked keys, and the audit trail (docs/runtime.md, "The data plane"), on both stores.
+containers``: replica listing and ``replica stop``, ``exec`` (exit codes, stdin), ``connect`` on a
+terminal with a resize, ``cp`` both ways, ``workload run --rm``, refused and revoked keys (the
+command inside ends too), the audit trail, the API's access endpoint, and cpln-py's socket
+client on ``/remote`` (docs/runtime.md, "The data plane"), on both stores.
 
 One server per module and store, with one workload ``web`` of two replicas (the test busybox
 image) in a GVC of the module's own; the finalizer removes the scope's containers.
@@ -25,8 +27,11 @@ from pathlib import Path
 
 import httpx
 import pytest
+from cpln.errors import WebSocketConnectionError
+from cpln.utils import WebSocketAPI
 
 from tests.compat.conftest import Cpln, Run
+from tests.compat.test_cli_containers import FAST_CLOCK
 from tests.support.containers import ContainerKit, podman
 from tests.support.runtime_server import RuntimeServer, serving_runtime, wait_for
 
@@ -70,14 +75,14 @@ class Plane:
             return [str(self.cpln_bin), *args[:at], *auth, *args[at:]]
         return [str(self.cpln_bin), *args, *auth]
 
-    def cpln(self, *args: str, token: str | None = None, stdin: str = "") -> Run:
+    def cpln(self, *args: str, token: str | None = None, stdin: str = "", env: dict[str, str] | None = None) -> Run:
         runner = self.cli(token)
         done = subprocess.run(
             self.argv(*args, token=token),
             input=stdin,
             capture_output=True,
             text=True,
-            env=runner.environ(),
+            env=runner.environ(env),
             timeout=180,
             check=False,
         )
@@ -331,13 +336,15 @@ def test_a_key_with_connect_may_exec(plane: Plane) -> None:
 def test_a_revoked_key_ends_an_open_session(plane: Plane) -> None:
     name, key, key_name = restricted_key(plane, ["view", "connect"])
     where = ("--location", LOCATION, "--replica", "web-0", "--container", "main")
-    argv = plane.argv("workload", "exec", WORKLOAD, *where, "--", "sh", "-c", "echo started; sleep 600", token=key)
+    seconds = str(600 + uuid.uuid4().int % 1000)  # a command line of this test's own
+    argv = plane.argv("workload", "exec", WORKLOAD, *where, "--", "sleep", seconds, token=key)
     proc = subprocess.Popen(
         argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=plane.cli().environ()
     )
     try:
         assert proc.stdout is not None
-        assert b"started" in proc.stdout.readline()
+        container = plane.container("web-0")
+        wait_for(lambda: f"sleep {seconds}" in in_container(container, "ps"), "the command running in web-0")
         with plane.api() as api:
             dropped = api.patch(f"/org/{plane.org}/serviceaccount/{name}", json={"$drop/keys": [key_name]})
             assert dropped.status_code == 200, dropped.text
@@ -349,6 +356,8 @@ def test_a_revoked_key_ends_an_open_session(plane: Plane) -> None:
             proc.wait()
     assert code != 0
     assert "Unauthorized: " in rest, rest
+    # The command inside ends with the session (the engine's exec client alone would leave it).
+    wait_for(lambda: f"sleep {seconds}" not in in_container(container, "ps"), "the command gone from web-0")
 
 
 def test_sessions_are_audited_in_the_workloads_event_log(plane: Plane) -> None:
@@ -391,3 +400,29 @@ def test_the_access_endpoint_answers_as_the_api_does(plane: Plane) -> None:
         assert denied.status_code == 403 and denied.json()["details"]["permission"] == "connect"
         stranger = api.post(path, json={"permission": "view", "link": link}, headers={"Authorization": "Bearer x"})
         assert stranger.status_code == 401
+
+
+def test_workload_run_with_a_local_image_runs_the_command_and_removes_the_workload(
+    plane: Plane, tmp_path: Path
+) -> None:
+    clock = tmp_path / "fast-clock.js"
+    clock.write_text(FAST_CLOCK)  # the CLI waits a minute before it connects (commands/workload.js)
+    env = {"NODE_OPTIONS": f"--require={clock}"}
+    image = plane.runtime.kit.image
+    ran = ok(plane.cpln("workload", "run", "--image", image, "--rm", "--", "echo", "ran-in-a-new-workload", env=env))
+    assert "ran-in-a-new-workload" in ran.stdout
+    with plane.api() as api:
+        names = [w["name"] for w in api.get(f"/org/{plane.org}/gvc/{plane.gvc}/workload").json()["items"]]
+    assert names == [WORKLOAD]  # --rm deleted the workload it made
+
+
+def test_the_python_sdk_runs_commands_on_remote(plane: Plane, capsys: pytest.CaptureFixture[str]) -> None:
+    """cpln-py's socket client (``cpln/utils/websocket.py``) decodes every message as bytes, so
+    output and status messages on ``/remote`` are binary. Its websocket-client (1.9) reports any
+    close the server starts, even a normal one, to ``on_error``, which cpln-py raises: a call
+    that ran fine ends with that error, after the output was printed."""
+    remote = f"ws://127.0.0.1:{plane.runtime.dataplane_port}/location/{LOCATION}/remote"
+    where = {"token": plane.runtime.api.key, "org": plane.org, "gvc": plane.gvc, "container": "main", "pod": "web-0"}
+    with pytest.raises(WebSocketConnectionError, match=r"closed normally \(code 1000\)"):
+        WebSocketAPI(remote).exec(**where, command=["echo", "from-cpln-py"])
+    assert "from-cpln-py" in capsys.readouterr().out

@@ -1,5 +1,5 @@
 """The data plane's pure parts: a ``cp`` upload's byte counts (``tarcount.py``) and a session's
-first message (``session.parse_request``). The sessions themselves run against real containers
+first message (``request.parse_request``). The sessions themselves run against real containers
 with the official CLI in tests/compat/test_dataplane.py."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import tarfile
 import pytest
 
 from plinth.runtime.containers import CliEngine, EngineError, ReplicaSpec
-from plinth.runtime.dataplane.session import BadRequest, parse_request
+from plinth.runtime.dataplane.request import BadRequest, parse_request
 from plinth.runtime.dataplane.tarcount import TarProgress, entry_size
 
 

@@ -4,11 +4,12 @@
 The command runs as ``argv``, with no shell, inside the running container. Without a terminal,
 its stdin is a pipe fed as input arrives (``exec -i``), and stdout and stderr come back as one
 stream of pieces, each from one of them (the data plane's clients do not tell them apart, but
-the official CLI's ``cp`` tells tar's warnings from the archive by whole messages). With a terminal, the CLI runs on the
-subordinate side of a pseudo-terminal made here (``exec -i -t``): the engine then puts that
-terminal in raw mode and makes one inside the container, so line editing, echo and signals
-(Ctrl-C) happen inside, as on a remote shell. A resize sets the pair's size and sends the CLI
-``SIGWINCH``, on which both engines read their terminal's size again and resize the one inside.
+the official CLI's ``cp`` tells tar's warnings from the archive by whole messages). With a
+terminal, the CLI runs on the subordinate side of a pseudo-terminal made here (``exec -i -t``):
+the engine then puts that terminal in raw mode and makes one inside the container, so line
+editing, echo and signals (Ctrl-C) happen inside, as on a remote shell. A resize sets the
+pair's size and sends the CLI ``SIGWINCH``, on which both engines read their terminal's size
+again and resize the one inside. Ending an exec early also kills the command inside (:func:`end`).
 """
 
 from __future__ import annotations
@@ -20,15 +21,56 @@ import os
 import signal
 import struct
 import termios
+import uuid
 
 from plinth.runtime.containers import process
 from plinth.runtime.containers.protocol import EngineError, EngineUnavailable, ExecRequest
 
-READ_BYTES = 64 * 1024
+READ_BYTES = 256 * 1024
+#: The variable each exec's command gets, with a value of its own (:func:`end`).
+MARKER = "PLINTH_EXEC_SESSION"
 
 
 def _set_size(fd: int, width: int, height: int) -> None:
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", max(1, height), max(1, width), 0, 0))
+
+
+def kill_marked(marker: str) -> int:
+    """SIGKILL every process of this machine whose environment holds ``marker`` (``NAME=VALUE``):
+    an exec's command and whatever it started. How many were signalled."""
+    wanted = marker.encode()
+    killed = 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/environ", "rb") as environ:
+                found = wanted in environ.read().split(b"\0")
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        if found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(int(entry.name), signal.SIGKILL)
+                killed += 1
+    return killed
+
+
+async def end(proc: asyncio.subprocess.Process, marker: str) -> None:
+    """End an exec: the engine's client, and when it was still running, the command inside.
+
+    Killing ``podman exec`` (or ``docker exec``) does not signal the command in the container,
+    and neither engine can kill an exec session. Each exec carries a variable of its own
+    (:data:`MARKER`) that the command and its children inherit, so they are found in ``/proc``
+    and killed. This needs the engine on this machine and the right to signal its processes
+    (rootful podman run by the same user: the controller's case); elsewhere it finds nothing."""
+    running = proc.returncode is None
+    if running:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+    with contextlib.suppress(ProcessLookupError):
+        await proc.wait()
+    if running:
+        await asyncio.to_thread(kill_marked, marker)
 
 
 class PipeExec:
@@ -37,8 +79,9 @@ class PipeExec:
     other: the official CLI's ``cp`` tells tar's warnings (stderr) from the archive (stdout) by
     whole messages (``tar-file-transfer/helpers.js``, ``detectTarErrorOrWarning``)."""
 
-    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+    def __init__(self, proc: asyncio.subprocess.Process, marker: str) -> None:
         self._proc = proc
+        self._marker = marker
         self._pieces: asyncio.Queue[bytes] = asyncio.Queue(maxsize=4)
         self._open = 2
         self._readers = [asyncio.ensure_future(self._pump(s)) for s in (proc.stdout, proc.stderr) if s is not None]
@@ -81,11 +124,7 @@ class PipeExec:
         return await self._proc.wait()
 
     async def kill(self) -> None:
-        if self._proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                self._proc.kill()
-        with contextlib.suppress(ProcessLookupError):
-            await self._proc.wait()
+        await end(self._proc, self._marker)
         for reader in self._readers:
             reader.cancel()
 
@@ -93,9 +132,10 @@ class PipeExec:
 class TerminalExec:
     """An exec on a pseudo-terminal: one byte stream each way through its controlling side."""
 
-    def __init__(self, proc: asyncio.subprocess.Process, master: int) -> None:
+    def __init__(self, proc: asyncio.subprocess.Process, master: int, marker: str) -> None:
         self._proc = proc
         self._master = master
+        self._marker = marker
         self._closed = False
 
     async def _ready(self, add: str, remove: str) -> None:
@@ -146,11 +186,7 @@ class TerminalExec:
         return await self._proc.wait()
 
     async def kill(self) -> None:
-        if self._proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                self._proc.kill()
-        with contextlib.suppress(ProcessLookupError):
-            await self._proc.wait()
+        await end(self._proc, self._marker)
         if not self._closed:
             self._closed = True
             os.close(self._master)
@@ -163,7 +199,8 @@ async def start_exec(binary: str, container: str, request: ExecRequest) -> PipeE
     flags = ["-i"] if request.stdin or request.tty else []
     if request.tty:
         flags.append("-t")
-    args = ["exec", *flags, container, *request.argv]
+    marker = f"{MARKER}={uuid.uuid4().hex}"
+    args = ["exec", *flags, "--env", marker, container, *request.argv]
     try:
         if not request.tty:
             proc = await process.start(
@@ -173,7 +210,7 @@ async def start_exec(binary: str, container: str, request: ExecRequest) -> PipeE
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
             )
-            return PipeExec(proc)
+            return PipeExec(proc, marker)
         master, subordinate = os.openpty()
         try:
             _set_size(subordinate, request.width, request.height)
@@ -186,6 +223,6 @@ async def start_exec(binary: str, container: str, request: ExecRequest) -> PipeE
             raise
         finally:
             os.close(subordinate)
-        return TerminalExec(proc, master)
+        return TerminalExec(proc, master, marker)
     except OSError as exc:
         raise EngineUnavailable(f"cannot run {binary}: {exc}") from exc

@@ -11,8 +11,8 @@ Routes, each under ``/location/{location}`` (the ``status.remote`` of that locat
 - ``GET  .../replicas/org/{org}/gvc/{gvc}/workload/{name}`` (also with ``//org``, as one of the
   CLI's code paths builds it): ``{"items": [replica names], "links": []}`` of the running
   replicas, for a caller the API allows ``view`` on the workload (its errors passed through);
-- websocket ``.../exec`` (the CLI) and ``.../remote`` (cpln-py): one exec session each
-  (``session.py``).
+- websocket ``.../exec`` (the CLI) and ``.../remote`` (cpln-py, which decodes every message
+  as bytes, so its status messages are binary too): one exec session each (``session.py``).
 
 And, not under a location (logs are the org's, whatever the location): ``GET
 /logs/org/{org}/loki/api/v1/query_range`` and the websocket ``.../loki/api/v1/tail`` of
@@ -140,7 +140,8 @@ class DataPlane:
             if headers.get("upgrade", "").lower() != "websocket" or "sec-websocket-key" not in headers:
                 await self._answer(conn, writer, 400, error_body(400, "This path takes a websocket"))
                 return False
-            await self._websocket(conn, reader, writer, headers["sec-websocket-key"], location)
+            key = headers["sec-websocket-key"]
+            await self._websocket(conn, reader, writer, key, location, binary_status=rest[0] == "remote")
             return False
         if rest[:1] == ["replicas"]:
             if request.method != b"GET":
@@ -230,11 +231,19 @@ class DataPlane:
         return WebSocket(reader, writer, conn.trailing_data[0])
 
     async def _websocket(
-        self, conn: h11.Connection, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, key: str, location: str
+        self,
+        conn: h11.Connection,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        key: str,
+        location: str,
+        *,
+        binary_status: bool,
     ) -> None:
         ws = await self._accept(conn, reader, writer, key)
         try:
-            await Session(ws, location, self.driver, self.replicas, self.access).run()
+            session = Session(ws, location, self.driver, self.replicas, self.access, binary_status=binary_status)
+            await session.run()
         finally:
             with contextlib.suppress(ConnectionError):
                 await ws.close()

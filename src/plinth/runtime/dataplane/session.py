@@ -11,8 +11,9 @@ describes it.
 3. The command starts at once (the engine's streamed exec); its output goes out verbatim as
    binary messages; input comes in frame by frame (binary pieces as stdin, the last piece's end
    as end of input) or, with a terminal, as ``{"type": "data"|"resize", "buffer", "width",
-   "height"}`` text messages. With ``writeReceivedBytes`` (a ``cp`` upload) each piece of input
-   is answered with the byte count the CLI's progress adds up (``tarcount.py``).
+   "height"}`` text messages. With ``writeReceivedBytes`` (a ``cp`` upload) the input is answered
+   with the byte counts the CLI's progress adds up (``tarcount.py``), in batches of at least
+   :data:`COUNT_EVERY` bytes, at the end of the input, and when the process ends.
 4. The API is asked again every ``RECHECK_S``: a revoked key or a withdrawn permission ends the
    session (``Unauthorized: ...``, the process killed).
 5. When the command ends, a non-zero exit code is reported as the text ``Failed to create
@@ -25,8 +26,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import shlex
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -35,6 +34,7 @@ import orjson
 from plinth.runtime.containers.protocol import ContainerEngine, EngineError, ExecRequest, ExecStream
 from plinth.runtime.dataplane.access import RECHECK_S, UNREACHABLE_LIMIT, Answer, ApiAccess, audit_record
 from plinth.runtime.dataplane.replicas import Replicas, Target
+from plinth.runtime.dataplane.request import BadRequest, SessionRequest, parse_request, size_field
 from plinth.runtime.dataplane.tarcount import TarProgress
 from plinth.runtime.dataplane.websocket import Binary, Text, WebSocket
 
@@ -45,97 +45,32 @@ UNAUTHORIZED = "Unauthorized: "
 #: The permission a session needs on the workload (its description: "Open an interactive shell
 #: in a replica"); listing replicas needs ``view``.
 PERMISSION = "connect"
-MAX_SIZE = 10_000
+#: A ``cp`` upload's counts go in batches of at least this many bytes (and at its end): one a
+#: frame would be one message each way for every 64 KiB.
+COUNT_EVERY = 1024 * 1024
 #: How long a session stays open after its output (see ``Session._output``): a second for each
 #: this many bytes sent (a client writing files slower than that is rare), at most the cap.
-LINGER_BYTES_PER_S = 50_000_000
+LINGER_BYTES_PER_S = 100_000_000
 LINGER_MAX_S = 10.0
-
-
-class BadRequest(ValueError):
-    """The first message is not a request this data plane can run."""
-
-
-@dataclass(frozen=True, slots=True)
-class SessionRequest:
-    token: str
-    org: str
-    gvc: str
-    pod: str
-    container: str | None
-    argv: tuple[str, ...]
-    shell: bool
-    stdin: bool
-    tty: bool
-    width: int
-    height: int
-    count_bytes: bool
-
-
-def _name(doc: dict[str, Any], key: str, required: bool = True) -> str:
-    value = doc.get(key)
-    if value is None and not required:
-        return ""
-    if not isinstance(value, str) or not value or "/" in value or len(value) > 253:
-        raise BadRequest(f"'{key}' must be a name")
-    return value
-
-
-def _size(doc: dict[str, Any], key: str, default: int) -> int:
-    value = doc.get(key)
-    if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_SIZE:
-        return value
-    return default
-
-
-def parse_request(text: str) -> SessionRequest:
-    """The session's request from its first message; :class:`BadRequest` saying what is wrong."""
-    try:
-        doc = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        raise BadRequest("the first message must be the session's JSON request") from None
-    if not isinstance(doc, dict):
-        raise BadRequest("the first message must be a JSON object")
-    token = doc.get("token")
-    if not isinstance(token, str) or not token:
-        raise BadRequest("'token' is missing")
-    token = token.removeprefix("Bearer ")
-    command, shell = doc.get("command"), doc.get("shell")
-    if isinstance(command, str):
-        command = command.split()  # cpln-py sends a string split on spaces
-    if command:
-        if not isinstance(command, list) or not all(isinstance(a, str) for a in command):
-            raise BadRequest("'command' must be a list of strings")
-        argv, is_shell = tuple(command), False
-    elif isinstance(shell, str) and shell.strip():
-        try:
-            argv, is_shell = tuple(shlex.split(shell)), True
-        except ValueError as exc:
-            raise BadRequest(f"'shell' cannot be split: {exc}") from None
-    else:
-        raise BadRequest("neither 'command' nor 'shell' says what to run")
-    tty = doc.get("tty") is True
-    return SessionRequest(
-        token=token,
-        org=_name(doc, "org"),
-        gvc=_name(doc, "gvc"),
-        pod=_name(doc, "pod"),
-        container=_name(doc, "container", required=False) or None,
-        argv=argv,
-        shell=is_shell,
-        stdin=doc.get("stdin") is True or tty,
-        tty=tty,
-        width=_size(doc, "width", 80),
-        height=_size(doc, "height", 24),
-        count_bytes=doc.get("writeReceivedBytes") is True,
-    )
 
 
 class Session:
     """Runs one session on an accepted websocket (module docstring)."""
 
-    def __init__(self, ws: WebSocket, location: str, driver: ContainerEngine, replicas: Replicas, api: ApiAccess):
+    def __init__(
+        self,
+        ws: WebSocket,
+        location: str,
+        driver: ContainerEngine,
+        replicas: Replicas,
+        api: ApiAccess,
+        *,
+        binary_status: bool = False,
+    ):
         self.ws = ws
+        self._unsent = 0
+        #: Status messages as binary (cpln-py's ``/remote``: it decodes every message as bytes).
+        self.binary_status = binary_status
         self.location = location
         self.driver = driver
         self.replicas = replicas
@@ -148,7 +83,7 @@ class Session:
         try:
             request = parse_request(first.text)
         except BadRequest as exc:
-            await self.ws.send(f"{FAILED}{exc}")
+            await self._say(f"{FAILED}{exc}")
             return
         target = await self.replicas.target(request.org, request.gvc, self.location, request.pod, request.container)
         link = f"/org/{request.org}/gvc/{request.gvc}"
@@ -158,18 +93,29 @@ class Session:
             answer = await self._ask(request, "view", link)
             if answer.allowed:
                 what = f"container {request.container} of " if request.container else ""
-                await self.ws.send(f"{FAILED}no running {what}replica {request.pod} at location {self.location}")
+                await self._say(f"{FAILED}no running {what}replica {request.pod} at location {self.location}")
                 return
-            await self.ws.send(f"{UNAUTHORIZED}{answer.reason}")
+            await self._say(f"{UNAUTHORIZED}{answer.reason}")
             return
         link = f"{link}/workload/{target.workload}"
         kind = "connect" if request.shell else "exec"
         audit = audit_record(kind, request.argv, request.pod, self.location, target.container)
         answer = await self._ask(request, PERMISSION, link, audit)
         if not answer.allowed:
-            await self.ws.send(f"{UNAUTHORIZED}{answer.reason}")
+            await self._say(f"{UNAUTHORIZED}{answer.reason}")
             return
         await self._execute(request, target, link)
+
+    def _send_count(self) -> None:
+        """Send the bytes counted and not yet reported (``writeReceivedBytes``), in one message.
+        Synchronous, so a cancellation never loses nor repeats a count."""
+        if self._unsent:
+            counted, self._unsent = self._unsent, 0
+            self.ws.send_now(str(counted))
+
+    async def _say(self, text: str) -> None:
+        """A status message (``Unauthorized: ...``, ``Failed to create terminal session: ...``)."""
+        await self.ws.send(text.encode() if self.binary_status else text)
 
     async def _ask(self, request: SessionRequest, permission: str, link: str, audit: Any = None) -> Answer:
         try:
@@ -182,7 +128,7 @@ class Session:
         try:
             stream = await self.driver.exec_stream(target.engine_name, exec_request)
         except EngineError as exc:
-            await self.ws.send(f"{FAILED}{exc}")
+            await self._say(f"{FAILED}{exc}")
             return
         finished = asyncio.create_task(self._output(stream))
         inbound = asyncio.create_task(self._input(stream, request))
@@ -196,12 +142,13 @@ class Session:
                     with contextlib.suppress(asyncio.CancelledError):
                         await task
             await stream.kill()
+        self._send_count()  # what the process read before it ended (counts go in batches)
         if revoked.done() and not revoked.cancelled():
-            await self.ws.send(f"{UNAUTHORIZED}{revoked.result()}")
+            await self._say(f"{UNAUTHORIZED}{revoked.result()}")
         elif finished.done() and not finished.cancelled():
             code = finished.result()
             if code != 0:
-                await self.ws.send(f"{FAILED}command terminated with exit code {code}")
+                await self._say(f"{FAILED}command terminated with exit code {code}")
 
     async def _output(self, stream: ExecStream) -> int:
         """Send the output as it comes; the exit code once it ended."""
@@ -229,10 +176,10 @@ class Session:
             if ended:
                 continue
             if isinstance(message, Binary):
-                # Counted before it is written: once the process has what it needs it may end,
-                # and the session with it, before a count sent after the write went out.
-                if progress is not None and (counted := progress.feed(message.data)):
-                    await self.ws.send(str(counted))
+                if progress is not None:
+                    self._unsent += progress.feed(message.data)
+                    if self._unsent >= COUNT_EVERY or message.last:
+                        self._send_count()
                 await stream.write(message.data)
                 if message.last and not request.tty:
                     ended = True
@@ -251,7 +198,7 @@ class Session:
         if not isinstance(doc, dict):
             await stream.write(text.encode())
             return size
-        new = (_size(doc, "width", size[0]), _size(doc, "height", size[1]))
+        new = (size_field(doc, "width", size[0]), size_field(doc, "height", size[1]))
         if new != size:
             stream.resize(*new)
         data = doc.get("buffer")

@@ -20,6 +20,7 @@ from wsproto.frame_protocol import CloseReason
 
 READ_BYTES = 64 * 1024
 MAX_TEXT = 1024 * 1024
+CLOSE_WAIT_S = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +48,6 @@ class WebSocket:
         self._pending: list[Text | Binary | None] = []
         self._text: list[str] = []
         self._text_size = 0
-        self._lock = asyncio.Lock()
         self._pong = asyncio.Event()
 
     @property
@@ -99,25 +99,26 @@ class WebSocket:
         if not self._writer.is_closing():
             self._writer.write(data)
 
-    async def send(self, message: str | bytes) -> None:
-        """Send one whole message (text for ``str``), waiting while the client reads slowly."""
-        async with self._lock:
-            if not self.open:
-                return
+    def send_now(self, message: str | bytes) -> None:
+        """Queue one whole message (text for ``str``) at once: a cancellation cannot cut it."""
+        if self.open:
             event = TextMessage(data=message) if isinstance(message, str) else BytesMessage(data=message)
             self._write(self._ws.send(event))
-            with contextlib.suppress(ConnectionError):
-                await self._writer.drain()
+
+    async def send(self, message: str | bytes) -> None:
+        """Send one whole message, then wait while the client reads slowly."""
+        self.send_now(message)
+        with contextlib.suppress(ConnectionError):
+            await self._writer.drain()
 
     async def delivered(self, timeout_s: float) -> bool:
         """Whether the client has read everything sent so far: a ping, answered within
         ``timeout_s`` (a client answers once it has parsed what came before). Someone must be
         reading (:meth:`receive`) meanwhile."""
         self._pong.clear()
-        async with self._lock:
-            if not self.open:
-                return False
-            self._write(self._ws.send(Ping(b"delivered")))
+        if not self.open:
+            return False
+        self._write(self._ws.send(Ping(b"delivered")))
         try:
             async with asyncio.timeout(timeout_s):
                 await self._pong.wait()
@@ -126,9 +127,21 @@ class WebSocket:
         return True
 
     async def close(self, code: int = CloseReason.NORMAL_CLOSURE, reason: str = "") -> None:
-        """Close (once); the TCP connection is closed by the HTTP side afterwards."""
-        async with self._lock:
-            if self._ws.state == ConnectionState.OPEN:
-                self._write(self._ws.send(CloseConnection(code=code, reason=reason)))
-                with contextlib.suppress(ConnectionError):
-                    await self._writer.drain()
+        """The closing handshake (once): send a close, then read (nobody else does by now) until
+        the client's close comes back, at most :data:`CLOSE_WAIT_S`. Clients take a connection
+        dropped before their close was answered for an error (websocket-client, which cpln-py
+        uses, does). The HTTP side closes the TCP connection afterwards."""
+        if self._ws.state != ConnectionState.OPEN:
+            return
+        self._write(self._ws.send(CloseConnection(code=code, reason=reason)))
+        with contextlib.suppress(ConnectionError):
+            await self._writer.drain()
+        with contextlib.suppress(TimeoutError, ConnectionError):
+            async with asyncio.timeout(CLOSE_WAIT_S):
+                while self._ws.state != ConnectionState.CLOSED:
+                    data = await self._reader.read(READ_BYTES)
+                    if not data:
+                        return
+                    self._ws.receive_data(data)
+                    for _ in self._ws.events():
+                        pass  # what the client sent after our close no longer matters
