@@ -1,12 +1,13 @@
 """``cpln logs`` of the official CLI (pinned in conftest.py) against the logs service's
 ``query_range`` and ``tail`` (runtime/logs), over real SQLite.
 
-The data-plane server that mounts the service in the product is another module's; here a
-minimal loopback HTTP server stands in for it with the two paths the CLI calls for a query:
-``/discovery`` (its ``endpoints.logs``) and ``{logs}/logs/org/{org}/loki/api/v1/query_range``
-(``commands/logs.js`` of ``@controlplane/cli`` 3.10.1); for ``cpln logs -f``, ``/org/{org}``
-(the CLI reads it first) and the websocket ``{logs}/logs/org/{org}/loki/api/v1/tail``, served
-with ``wsproto``. Lines are stored directly, so what is checked is the wire: the CLI's
+The data plane that serves the service in the product is tested with the CLI in
+test_logs_containers.py; here a minimal loopback HTTP server stands in for it with the two
+paths the CLI calls for a query: ``/discovery`` (its ``endpoints.logs``) and
+``{logs}/logs/org/{org}/loki/api/v1/query_range`` (``commands/logs.js`` of
+``@controlplane/cli`` 3.10.1); for ``cpln logs -f``, ``/org/{org}`` (the CLI reads it first)
+and the websocket ``{logs}/logs/org/{org}/loki/api/v1/tail``, served with ``wsproto``.
+Lines are stored directly, so what is checked is the wire: the CLI's
 parameters read as it means them, and Loki's answers read back.
 """
 

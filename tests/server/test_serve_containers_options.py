@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 import pytest
 from click.testing import CliRunner
 
 from plinth.cli.store.serve import serve_command
 from plinth.cli.store.serve_containers import workload_endpoints
+from plinth.server.settings import Settings
+from plinth.server.system import discovery
 
 
 @pytest.mark.parametrize(
@@ -20,6 +23,8 @@ from plinth.cli.store.serve_containers import workload_endpoints
         (["--gateway-listen", "localhost"], "is not HOST:PORT"),
         (["--container-label", "novalue"], "is not KEY=VALUE"),
         (["--container-label", "plinth.managed=false"], "is not KEY=VALUE (other than plinth.managed)"),
+        (["--log-retention-bytes", "0"], "--log-retention-bytes"),
+        (["--log-retention-bytes", "lots"], "--log-retention-bytes"),
     ],
 )
 def test_bad_container_options_are_refused(args: list[str], message: str, tmp_path: Path) -> None:
@@ -51,3 +56,13 @@ def test_workload_endpoints_are_the_gateways_with_the_container_runtime(
     """With --runtime containers a workload's status.endpoint is a URL the gateway answers."""
     domain, form = workload_endpoints(runtime, base, {"gateway_listen": listen})
     assert form.format(host=f"web-x.{domain}") == endpoint
+
+
+def test_discovery_names_the_data_plane_as_logs_with_the_container_runtime_only() -> None:
+    base = {"host": "127.0.0.1", "port": 8080, "public_url": "https://plinth.example"}
+    containers = Settings(**base, runtime="containers", dataplane_url="http://127.0.0.1:8881")  # type: ignore[arg-type]
+    endpoints = orjson.loads(discovery(containers))["endpoints"]
+    assert endpoints["logs"] == "http://127.0.0.1:8881"
+    assert endpoints["api"] == endpoints["metrics"] == "https://plinth.example"
+    simulated = orjson.loads(discovery(Settings(**base)))["endpoints"]  # type: ignore[arg-type]
+    assert simulated["logs"] == simulated["api"] == "https://plinth.example"

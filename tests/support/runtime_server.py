@@ -186,13 +186,16 @@ def start_runtime_server(
 
 
 @contextlib.contextmanager
-def serving_runtime(store: str, data_dir: Path, kit: ContainerKit, *, workers: int = 1) -> Iterator[RuntimeServer]:
+def serving_runtime(
+    store: str, data_dir: Path, kit: ContainerKit, *, workers: int = 1, extra_args: tuple[str, ...] = ()
+) -> Iterator[RuntimeServer]:
     """A module's :class:`RuntimeServer` on ``store`` (``sqlite``, or a throwaway PostgreSQL
-    database), stopped after with its containers removed and its database dropped."""
+    database) with ``extra_args`` for ``plinth serve``, stopped after with its containers
+    removed and its database dropped."""
     database = pg.create_database() if store == "postgres" else None
     server: RuntimeServer | None = None
     try:
-        server = start_runtime_server(data_dir, kit, database, workers=workers)
+        server = start_runtime_server(data_dir, kit, database, workers=workers, extra_args=extra_args)
         yield server
     finally:
         if server is not None:

@@ -22,12 +22,16 @@ STOPPING = orjson.dumps({"status": "stopping", "message": "the server is shuttin
 
 def discovery(settings: Settings) -> bytes:
     """Every endpoint at the configured public URL (``--public-url``, else the listen address):
-    a request's ``Host`` header is the client's to choose, and must not steer other clients."""
+    a request's ``Host`` header is the client's to choose, and must not steer other clients.
+    With ``--runtime containers``, ``logs`` is the data plane's base URL (``--dataplane-url``)."""
     base = settings.public_base()
     endpoints = {name: base for name in DISCOVERY_SERVICES}
     endpoints["api"] = base
     endpoints["terraform-exporter"] = f"{base}/export/terraform"
     endpoints["k8s-crd-exporter"] = f"{base}/export/crd"
+    if settings.runtime == "containers" and settings.dataplane_url:
+        # Workload logs are served by the runtime controller's data plane (docs/runtime.md, "Logs").
+        endpoints["logs"] = settings.dataplane_url
     return orjson.dumps({"endpoints": endpoints, "firebase": {"apiKey": "", "authDomain": "", "projectId": ""}})
 
 

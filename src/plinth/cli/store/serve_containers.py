@@ -20,6 +20,7 @@ _NAMES = (
     "remove_containers_on_exit",
     "container_label",
     "no_controller",
+    "log_retention_bytes",
 )
 
 
@@ -69,6 +70,14 @@ def container_options(command: Callable[..., Any]) -> Callable[..., Any]:
             metavar="KEY=VALUE",
             help="--runtime containers: an extra label of every container; the controller touches only "
             "containers carrying all of them (repeatable)",
+        ),
+        click.option(
+            "--log-retention-bytes",
+            envvar="PLINTH_LOG_RETENTION_BYTES",
+            type=click.IntRange(min=1),
+            default=None,
+            help="--runtime containers: most bytes of log lines kept per workload, oldest dropped first "
+            "(default 16 MiB)",
         ),
         click.option(
             "--no-controller",
@@ -153,6 +162,7 @@ def controller_options(runtime: str, more: dict[str, Any]) -> tuple[ControllerOp
             dataplane_listen=dataplane,
             labels=_labels(mine["container_label"]),
             remove_on_exit=mine["remove_containers_on_exit"],
+            log_retention_bytes=mine["log_retention_bytes"],
         ),
         more,
     )

@@ -76,6 +76,8 @@ class ControllerOptions:
     dataplane_listen: str = "127.0.0.1:8881"
     labels: dict[str, str] = field(default_factory=dict)
     remove_on_exit: bool = False
+    #: ``--log-retention-bytes``: the controller's own default when ``None``.
+    log_retention_bytes: int | None = None
 
 
 _said: list[str] = []
@@ -196,6 +198,8 @@ def controller_argv(settings: Settings, options: ControllerOptions, store_id: st
         argv += ["--label", f"{key}={value}"]
     if options.remove_on_exit:
         argv.append("--remove-containers-on-exit")
+    if options.log_retention_bytes is not None:
+        argv += ["--log-retention-bytes", str(options.log_retention_bytes)]
     return argv
 
 

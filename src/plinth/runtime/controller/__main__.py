@@ -7,9 +7,10 @@ stdin**, never on the command line or in the environment::
     {"token": "<a key of the server-admin account>", "hash_key": "<base64 spec-hash key>"}
 
 It then starts Caddy (the gateway, on ``--gateway-listen``, loopback only), the data plane
-(``runtime/dataplane``: replica listing and exec sessions, on ``--dataplane-listen``, loopback
-only) and runs a :class:`~.fleet.Fleet`: one control loop per org, found and followed through
-the API.
+(``runtime/dataplane``: replica listing, exec sessions and workload logs, on
+``--dataplane-listen``, loopback only), the log service (``runtime/logs``: collection into
+``{--state-dir}/logs/logs.sqlite3``, each workload bounded by ``--log-retention-bytes``) and
+runs a :class:`~.fleet.Fleet`: one control loop per org, found and followed through the API.
 
 It stops on ``SIGTERM``/``SIGINT``, or when its stdin reaches its end (the process that
 started it is gone), leaving the containers running for the next controller to adopt; with
@@ -36,8 +37,12 @@ from plinth.runtime.controller.tasks import cancel_and_wait
 from plinth.runtime.dataplane import DataPlane
 from plinth.runtime.gateway.caddy import Caddy, GatewayError, loopback_address, reloads_keep_queued_connections
 from plinth.runtime.gateway.routes import RouteTable
+from plinth.runtime.logs import LogService
+from plinth.runtime.logs import add_arguments as add_log_arguments
 
 log = logging.getLogger("plinth.runtime.controller")
+#: The log store's directory under ``--state-dir``.
+LOGS_DIR = "logs"
 
 
 def _label(text: str) -> tuple[str, str]:
@@ -61,10 +66,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--gateway-listen", type=_listen, default="127.0.0.1:8880")
     parser.add_argument("--dataplane-listen", type=_listen, default="127.0.0.1:8881")
     parser.add_argument("--base-domain", default="localhost", help="Workload hosts are {workload}-{alias}.DOMAIN")
-    parser.add_argument("--state-dir", type=Path, required=True, help="Where the gateway keeps its files")
+    parser.add_argument(
+        "--state-dir", type=Path, required=True, help="Where the gateway keeps its files (and the log store, in logs/)"
+    )
     parser.add_argument("--label", type=_label, action="append", default=[], help="Extra scope label KEY=VALUE")
     parser.add_argument("--ca-file", default=None, help="CA bundle the server's certificate is checked against")
     parser.add_argument("--remove-containers-on-exit", action="store_true")
+    add_log_arguments(parser)
     return parser.parse_args(argv)
 
 
@@ -110,16 +118,28 @@ async def _until_stopped(remove: bool) -> bool:
     return by_signal and remove
 
 
-async def run(fleet: Fleet, remove: bool, dataplane: DataPlane | None = None, listen: str = "") -> None:
-    if dataplane is not None:
-        host, _, port = listen.rpartition(":")
-        bound = await dataplane.start(host.strip("[]"), int(port))
-        log.info("data plane on http://%s:%d", host, bound)
+async def run(
+    fleet: Fleet,
+    remove: bool,
+    dataplane: DataPlane | None = None,
+    listen: str = "",
+    logs: LogService | None = None,
+) -> None:
+    if logs is not None:
+        await logs.start()
     try:
-        await _run_fleet(fleet, remove)
-    finally:
         if dataplane is not None:
-            await dataplane.close()
+            host, _, port = listen.rpartition(":")
+            bound = await dataplane.start(host.strip("[]"), int(port))
+            log.info("data plane on http://%s:%d", host, bound)
+        try:
+            await _run_fleet(fleet, remove)
+        finally:
+            if dataplane is not None:
+                await dataplane.close()
+    finally:
+        if logs is not None:
+            await logs.stop()
 
 
 async def _run_fleet(fleet: Fleet, remove: bool) -> None:
@@ -167,6 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     async def gateway(table: RouteTable) -> None:
         await caddy.apply(table, args.gateway_listen)
 
+    scope = dict(args.label)
+    # Collected here, where the engine is; served by the data plane, dropped by the fleet's loops.
+    logs = LogService(driver, args.state_dir / LOGS_DIR, scope=scope, retention_bytes=args.log_retention_bytes)
     fleet = Fleet(
         args.api,
         token,
@@ -175,10 +198,11 @@ def main(argv: list[str] | None = None) -> int:
         gateway=gateway,
         base_domain=args.base_domain,
         verify=args.ca_file or True,
+        logs=logs,
     )
-    dataplane = DataPlane(args.api, driver, dict(args.label), verify=args.ca_file or True)
+    dataplane = DataPlane(args.api, driver, scope, verify=args.ca_file or True, logs=logs)
     try:
-        asyncio.run(run(fleet, args.remove_containers_on_exit, dataplane, args.dataplane_listen))
+        asyncio.run(run(fleet, args.remove_containers_on_exit, dataplane, args.dataplane_listen, logs))
     finally:
         caddy.stop()
     return 0

@@ -10,7 +10,7 @@ server-admin account sees every org) and keeps one :class:`~.loop.ControlLoop` p
   scope whose ``plinth.org`` names no org are removed the same way. Nothing is collected
   before that first full list (an empty list would mean "remove everything"), nor without
   scope labels (``plinth serve`` always gives ``plinth.store``): other installations' orgs are
-  unknown here, not deleted.
+  unknown here, not deleted. The log lines of a gone org are dropped too (``logkeeper.py``).
 - **One gateway.** Each loop's route table is kept by org; every change loads the union of all
   of them into the one gateway (routes of different orgs never share a host: a workload's host
   carries its GVC's alias, a domain is unique across orgs).
@@ -31,11 +31,13 @@ import httpx
 from plinth.runtime.containers.protocol import ORG, ContainerEngine
 from plinth.runtime.controller.commands import CommandRunner
 from plinth.runtime.controller.informer import READ_TIMEOUT_S, RELIST_INTERVAL_S, Informer, _Stream
+from plinth.runtime.controller.logkeeper import LogKeeper
 from plinth.runtime.controller.loop import ControlLoop
 from plinth.runtime.controller.reporter import Reporter
 from plinth.runtime.controller.tasks import cancel_and_wait
 from plinth.runtime.gateway.domains import DEFAULT_BASE_DOMAIN
 from plinth.runtime.gateway.routes import RouteTable
+from plinth.runtime.logs import LogService
 
 log = logging.getLogger(__name__)
 
@@ -61,12 +63,15 @@ class Fleet:
         verify: bool | str = True,
         relist_interval_s: float = RELIST_INTERVAL_S,
         make_loop: Callable[[Informer, Gateway | None], ControlLoop] | None = None,
+        logs: LogService | None = None,
     ) -> None:
         self.base_url, self.token, self.driver, self.verify = base_url, token, driver, verify
         self.labels = dict(labels or {})
         self.gateway, self.base_domain = gateway, base_domain
         self.relist_interval_s = relist_interval_s
         self.make_loop = make_loop or self._default_loop
+        #: Drops the log lines of what is gone (``logkeeper.py``), when a log service runs.
+        self.logs = LogKeeper(logs) if logs is not None else None
         #: What _Stream needs of its owner: a client, the relist interval and ``changed``.
         self.client = httpx.AsyncClient(
             base_url=base_url.rstrip("/"),
@@ -91,6 +96,7 @@ class Fleet:
             base_domain=self.base_domain,
             after_pass=reporter,
             after_probe=reporter.after_probe,
+            logs=self.logs,
         )
 
     async def _run_org(self, loop: ControlLoop) -> None:
@@ -149,6 +155,8 @@ class Fleet:
         for org in sorted(set(self.loops) - wanted):
             await self._stop_loop(org)
             await self.remove_all({ORG: org})
+            if self.logs is not None:
+                await self.logs.drop_orgs([org])
             log.info("org %s is gone: its loop stopped and its containers removed", org)
 
     async def _stop_loop(self, org: str) -> None:
@@ -163,6 +171,8 @@ class Fleet:
         if not self.labels:  # without a scope of its own, another installation's orgs would look deleted
             log.warning("no scope labels: containers of orgs this server does not know are left alone")
             return
+        if self.logs is not None:  # the log store is this controller's own: its orgs are this store's
+            await self.logs.drop_orgs(await self.logs.orgs() - self.orgs)
         try:
             infos = await self.driver.list(self.labels)
         except Exception:

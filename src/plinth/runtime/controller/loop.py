@@ -28,7 +28,8 @@ GVCs' ``locationQuery`` are asked of the server (``placement.PlacementCache``). 
 whose secret reference the server says does not hold (``status.warning``), or whose value the
 controller could not read, is held with a message naming the reference, never a value.
 After the pass, the networks of GVCs that are gone are removed (``networks.NetworkKeeper``),
-and the volumes of volume sets that are gone (``volumes.VolumeKeeper``).
+and the volumes of volume sets that are gone (``volumes.VolumeKeeper``), and the log lines of
+workloads that are gone (``logkeeper.LogKeeper``).
 
 **Reporting.** ``after_pass`` (``reporter.Reporter``) runs at the end of every pass: it posts
 what the supervisor observed to the API. A failure is an error of the pass (key ``report``).
@@ -54,6 +55,7 @@ from plinth.runtime.containers.protocol import GVC, ORG, WORKLOAD, ContainerEngi
 from plinth.runtime.controller.debounce import LeadingDebounce
 from plinth.runtime.controller.informer import Informer
 from plinth.runtime.controller.jobs import CronRunner
+from plinth.runtime.controller.logkeeper import LogKeeper
 from plinth.runtime.controller.networks import NetworkKeeper
 from plinth.runtime.controller.placement import PlacementCache
 from plinth.runtime.controller.plan import CONTAINER, Resolver, plan_workload
@@ -118,6 +120,7 @@ class ControlLoop:
         base_domain: str = DEFAULT_BASE_DOMAIN,
         after_pass: AfterPass | None = None,
         after_probe: AfterProbe | None = None,
+        logs: LogKeeper | None = None,
     ) -> None:
         self.informer = informer
         self.driver = driver
@@ -156,6 +159,8 @@ class ControlLoop:
         self.probe_soon = asyncio.Event()
         #: The engine's events since a pass began: the prober's round runs after the pass.
         self._engine_moved = False
+        #: Drops the log lines of the org's workloads that are gone (``logkeeper.py``), if any.
+        self.logs = logs
         #: Cron workloads' runs (``cron.executions()``), ticked every :data:`PROBE_TICK_S`.
         self.cron = CronRunner(driver, scope=self.scope, resolve=self.resolve)
         self._debounce = LeadingDebounce(debounce_s, settle_s=min(SETTLE_S, debounce_s))
@@ -266,6 +271,8 @@ class ControlLoop:
         report.errors.update(
             await self.volumes.collect(self.driver, self.org, self.scope, set(self.informer.volume_sets))
         )
+        if self.logs is not None:
+            report.errors.update(await self.logs.collect(self.org, set(self.informer.workloads)))
         self.last_report = report
         self.last_plan = (specs, held, report)
         self.errors = dict(report.errors)

@@ -75,6 +75,19 @@ class ApiAccess:
         await self._client.aclose()
 
 
+def bearer_token(authorization: str) -> str:
+    """The token of an ``authorization`` header, with or without ``Bearer `` (the official CLI
+    sends its tail socket's bare, ``commands/logs.js``); empty when there is none."""
+    token = authorization.strip()
+    return token[7:].strip() if token[:7].lower() == "bearer " else token
+
+
+def error_body(status: int, message: str) -> bytes:
+    """The API's error shape (docs/api.md) for an answer of the data plane's own."""
+    code = {400: "bad_request", 401: "unauthorized", 404: "not_found", 405: "method_not_allowed"}.get(status, "error")
+    return orjson.dumps({"status": status, "code": code, "message": message})
+
+
 def audit_record(kind: str, command: Sequence[str], replica: str, location: str, container: str) -> dict[str, Any]:
     """The ``audit`` of a session (``exec``, ``connect``...): never its input, only its command."""
     return {"type": kind, "command": list(command), "replica": replica, "location": location, "container": container}

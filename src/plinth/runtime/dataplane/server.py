@@ -14,6 +14,10 @@ Routes, each under ``/location/{location}`` (the ``status.remote`` of that locat
 - websocket ``.../exec`` (the CLI) and ``.../remote`` (cpln-py, which decodes every message
   as bytes, so its status messages are binary too): one exec session each (``session.py``).
 
+And, not under a location (logs are the org's, whatever the location): ``GET
+/logs/org/{org}/loki/api/v1/query_range`` and the websocket ``.../loki/api/v1/tail`` of
+``cpln logs`` (``logroutes.py``), when the controller runs a log service.
+
 It listens on loopback only (``--dataplane-listen``), like the gateway's admin port.
 """
 
@@ -31,10 +35,12 @@ import orjson
 from wsproto.utilities import generate_accept_token
 
 from plinth.runtime.containers.protocol import ContainerEngine
-from plinth.runtime.dataplane.access import ApiAccess
+from plinth.runtime.dataplane.access import ApiAccess, bearer_token, error_body
+from plinth.runtime.dataplane.logroutes import QUERY_RANGE, TAIL, LogRoutes, query_params, route
 from plinth.runtime.dataplane.replicas import Replicas
 from plinth.runtime.dataplane.session import Session
 from plinth.runtime.dataplane.websocket import WebSocket
+from plinth.runtime.logs import LogService
 
 log = logging.getLogger("plinth.runtime.dataplane")
 
@@ -43,21 +49,26 @@ READ_BYTES = 64 * 1024
 IDLE_S = 60.0
 MAX_BODY = 64 * 1024
 SOCKETS = ("exec", "remote")
-
-
-def _error(status: int, message: str) -> bytes:
-    code = {400: "bad_request", 401: "unauthorized", 404: "not_found", 405: "method_not_allowed"}.get(status, "error")
-    return orjson.dumps({"status": status, "code": code, "message": message})
+ALLOW_GET = [(b"allow", b"GET")]
 
 
 class DataPlane:
     """Serves the routes above for the containers carrying all of ``scope`` (the controller's
     scope labels), asking the API at ``api`` about every caller."""
 
-    def __init__(self, api: str, driver: ContainerEngine, scope: Mapping[str, str], verify: bool | str = True):
+    def __init__(
+        self,
+        api: str,
+        driver: ContainerEngine,
+        scope: Mapping[str, str],
+        verify: bool | str = True,
+        logs: LogService | None = None,
+    ):
         self.driver = driver
         self.replicas = Replicas(driver, scope)
         self.access = ApiAccess(api, verify)
+        #: The logs routes, when the controller runs a log service.
+        self.logs = LogRoutes(logs, self.access) if logs is not None else None
         self._server: asyncio.Server | None = None
         self._sessions: set[asyncio.Task[None]] = set()
 
@@ -111,32 +122,35 @@ class DataPlane:
             if isinstance(event, h11.Data):
                 body += event.data
                 if len(body) > MAX_BODY:
-                    await self._answer(conn, writer, 413, _error(400, "The request body is too large"))
+                    await self._answer(conn, writer, 413, error_body(400, "The request body is too large"))
                     return False
             elif not isinstance(event, h11.Data):
                 return False
         headers = {k.decode().lower(): v.decode("latin-1") for k, v in request.headers}
-        path = urlsplit(request.target.decode("latin-1")).path
+        target = urlsplit(request.target.decode("latin-1"))
+        path = target.path
+        if self.logs is not None and (logs := route(path)) is not None:
+            return await self._logs(conn, reader, writer, request.method, headers, logs, query_params(target.query))
         parts = path.split("/")
         if len(parts) < 4 or parts[1] != "location" or not parts[2]:
-            await self._answer(conn, writer, 404, _error(404, f"No route for {path}"))
+            await self._answer(conn, writer, 404, error_body(404, f"No route for {path}"))
             return conn.our_state is h11.IDLE
         location, rest = unquote(parts[2]), parts[3:]
         if len(rest) == 1 and rest[0] in SOCKETS:
             if headers.get("upgrade", "").lower() != "websocket" or "sec-websocket-key" not in headers:
-                await self._answer(conn, writer, 400, _error(400, "This path takes a websocket"))
+                await self._answer(conn, writer, 400, error_body(400, "This path takes a websocket"))
                 return False
             key = headers["sec-websocket-key"]
             await self._websocket(conn, reader, writer, key, location, binary_status=rest[0] == "remote")
             return False
         if rest[:1] == ["replicas"]:
             if request.method != b"GET":
-                await self._answer(conn, writer, 405, _error(405, "Only GET is supported here"), [(b"allow", b"GET")])
+                await self._answer(conn, writer, 405, error_body(405, "Only GET is supported here"), ALLOW_GET)
             else:
                 status, doc = await self._replicas(location, "/".join(rest[1:]), headers.get("authorization", ""))
                 await self._answer(conn, writer, status, doc)
             return conn.our_state is h11.IDLE
-        await self._answer(conn, writer, 404, _error(404, f"No route for {path}"))
+        await self._answer(conn, writer, 404, error_body(404, f"No route for {path}"))
         return conn.our_state is h11.IDLE
 
     async def _answer(
@@ -156,21 +170,65 @@ class DataPlane:
     async def _replicas(self, location: str, tail: str, authorization: str) -> tuple[int, bytes]:
         segments = [unquote(s) for s in tail.split("/") if s]
         if len(segments) != 6 or segments[0::2] != ["org", "gvc", "workload"]:
-            return 404, _error(404, "Replicas are at /replicas/org/{org}/gvc/{gvc}/workload/{name}")
+            return 404, error_body(404, "Replicas are at /replicas/org/{org}/gvc/{gvc}/workload/{name}")
         org, gvc, workload = segments[1::2]
-        token = authorization.strip()
-        token = token[7:].strip() if token[:7].lower() == "bearer " else token
+        token = bearer_token(authorization)
         if not token:
-            return 401, _error(401, "The credentials are not valid")
+            return 401, error_body(401, "The credentials are not valid")
         link = f"/org/{org}/gvc/{gvc}/workload/{workload}"
         try:
             answer = await self.access.ask(token, org, "view", link)
         except httpx.HTTPError as exc:
-            return 503, _error(503, f"The API cannot be reached ({type(exc).__name__})")
+            return 503, error_body(503, f"The API cannot be reached ({type(exc).__name__})")
         if not answer.allowed:
             return answer.status, answer.body
         names = await self.replicas.names(org, gvc, workload, location)
         return 200, orjson.dumps({"kind": "list", "items": names, "links": []})
+
+    async def _logs(
+        self,
+        conn: h11.Connection,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        method: bytes,
+        headers: Mapping[str, str],
+        where: tuple[str, str],
+        params: dict[str, str],
+    ) -> bool:
+        """A logs call (``logroutes.py``); whether the connection may serve another."""
+        assert self.logs is not None
+        (org, endpoint), token = where, bearer_token(headers.get("authorization", ""))
+        if endpoint == TAIL and headers.get("upgrade", "").lower() == "websocket" and "sec-websocket-key" in headers:
+            refusal = await self.logs.check_tail(org, params, token)
+            if refusal is not None:
+                await self._answer(conn, writer, *refusal)
+                return False
+            ws = await self._accept(conn, reader, writer, headers["sec-websocket-key"])
+            try:
+                await self.logs.tail(ws, org, params, token)
+            finally:
+                with contextlib.suppress(ConnectionError):
+                    await ws.close()
+            return False
+        if endpoint == TAIL:
+            await self._answer(conn, writer, 400, error_body(400, "This path takes a websocket"))
+        elif endpoint != QUERY_RANGE:
+            await self._answer(conn, writer, 404, error_body(404, f"No logs endpoint {endpoint}"))
+        elif method != b"GET":
+            await self._answer(conn, writer, 405, error_body(405, "Only GET is supported here"), ALLOW_GET)
+        else:
+            await self._answer(conn, writer, *await self.logs.query_range(org, params, token))
+        return conn.our_state is h11.IDLE
+
+    async def _accept(
+        self, conn: h11.Connection, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, key: str
+    ) -> WebSocket:
+        """Answer a websocket upgrade (101); the socket."""
+        accept = generate_accept_token(key.encode())
+        headers = [(b"upgrade", b"websocket"), (b"connection", b"Upgrade"), (b"sec-websocket-accept", accept)]
+        writer.write(conn.send(h11.InformationalResponse(status_code=101, headers=headers)) or b"")
+        await writer.drain()
+        return WebSocket(reader, writer, conn.trailing_data[0])
 
     async def _websocket(
         self,
@@ -182,11 +240,7 @@ class DataPlane:
         *,
         binary_status: bool,
     ) -> None:
-        accept = generate_accept_token(key.encode())
-        headers = [(b"upgrade", b"websocket"), (b"connection", b"Upgrade"), (b"sec-websocket-accept", accept)]
-        writer.write(conn.send(h11.InformationalResponse(status_code=101, headers=headers)) or b"")
-        await writer.drain()
-        ws = WebSocket(reader, writer, conn.trailing_data[0])
+        ws = await self._accept(conn, reader, writer, key)
         try:
             session = Session(ws, location, self.driver, self.replicas, self.access, binary_status=binary_status)
             await session.run()

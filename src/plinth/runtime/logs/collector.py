@@ -83,6 +83,8 @@ class Source:
     inode: int = 0
     offset: int = 0
     checked: bool = field(default=False)  # the stored position was compared with the file
+    #: Its workload's lines were dropped (the workload is gone): what it still writes is not stored.
+    dropped: bool = field(default=False)
 
 
 class Collector:
@@ -206,8 +208,19 @@ class Collector:
             if position is not None and position.inode == source.inode:
                 source.offset = position.offset
 
+    def discard(self, org: str, gvc: str | None = None, workload: str | None = None) -> None:
+        """Store nothing more of the containers now collected of a workload (or, without ``gvc``
+        and ``workload``, an org) whose lines are being dropped: a container that is going may
+        still be read (its file is open) after the drop. Containers made later are collected."""
+        for source in list(self.sources.values()):
+            labels = source.labels
+            if labels["org"] == org and gvc in (None, labels["gvc"]) and workload in (None, labels["workload"]):
+                source.dropped = True
+
     def _read_file(self, source: Source, opened: list[str]) -> int:
         stored = 0
+        if source.dropped:
+            return 0
         if source.file is None:
             self._open(source)
             opened.append(source.path)

@@ -91,8 +91,19 @@ class LogService:
         return query.answer(self.store, org, params)
 
     def drop_workload(self, org: str, gvc: str, workload: str) -> int:
-        """Forget a workload's lines (blocking; e.g. once the informer saw it deleted)."""
+        """Forget a workload's lines (blocking; the controller's loop calls it once the workload
+        is gone: ``controller/logkeeper.py``). What its containers still write is not stored."""
+        self.collector.discard(org, gvc, workload)
         return self.store.drop_workload(org, gvc, workload)
+
+    def workloads(self, org: str | None = None) -> set[tuple[str, str, str]]:
+        """``(org, gvc, workload)`` of each workload with lines stored (``org``'s only, when given)."""
+        return self.store.workloads(org)
+
+    def drop_org(self, org: str) -> int:
+        """Forget every line of an org (blocking; once it is gone); how many went."""
+        self.collector.discard(org)
+        return sum(self.store.drop_workload(*key) for key in sorted(self.store.workloads(org)))
 
     async def tail(self, org: str, params: Mapping[str, str], send: tailing.Send) -> None:
         """Loki's tail of ``org``'s lines through ``send`` until cancelled; a bad parameter raises

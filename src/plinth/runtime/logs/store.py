@@ -251,6 +251,12 @@ class LogStore:
         )
         return [Stream(int(sid), int(wid), json.loads(labels)) for sid, wid, labels in rows]
 
+    def workloads(self, org: str | None = None) -> set[tuple[str, str, str]]:
+        """``(org, gvc, workload)`` of each workload holding lines (``org``'s only, when given)."""
+        sql = "SELECT org, gvc, workload FROM workloads"
+        rows = self._reader().execute(sql) if org is None else self._reader().execute(f"{sql} WHERE org = ?", (org,))
+        return {(str(o), str(g), str(w)) for o, g, w in rows}
+
     def last_id(self) -> int:
         """The id of the newest line stored (0 when none ever was)."""
         return self._last_id(self._reader())
