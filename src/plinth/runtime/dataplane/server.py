@@ -12,7 +12,9 @@ Routes, each under ``/location/{location}`` (the ``status.remote`` of that locat
   CLI's code paths builds it): ``{"items": [replica names], "links": []}`` of the running
   replicas, for a caller the API allows ``view`` on the workload (its errors passed through);
 - websocket ``.../exec`` (the CLI) and ``.../remote`` (cpln-py): one exec session each
-  (``session.py``).
+  (``session.py``);
+- ``POST .../portforward-ticket`` and websocket ``.../portforward``: port forwarding
+  (``portforward.py``).
 
 It listens on loopback only (``--dataplane-listen``), like the gateway's admin port.
 """
@@ -32,8 +34,10 @@ from wsproto.utilities import generate_accept_token
 
 from plinth.runtime.containers.protocol import ContainerEngine
 from plinth.runtime.dataplane.access import ApiAccess
+from plinth.runtime.dataplane.portforward import Tunnel, issue_ticket
 from plinth.runtime.dataplane.replicas import Replicas
 from plinth.runtime.dataplane.session import Session
+from plinth.runtime.dataplane.tickets import Tickets
 from plinth.runtime.dataplane.websocket import WebSocket
 
 log = logging.getLogger("plinth.runtime.dataplane")
@@ -42,7 +46,7 @@ READ_BYTES = 64 * 1024
 #: A request's head and body must arrive within this, and an idle kept-alive connection closes.
 IDLE_S = 60.0
 MAX_BODY = 64 * 1024
-SOCKETS = ("exec", "remote")
+SOCKETS = ("exec", "remote", "portforward")
 
 
 def _error(status: int, message: str) -> bytes:
@@ -58,6 +62,7 @@ class DataPlane:
         self.driver = driver
         self.replicas = Replicas(driver, scope)
         self.access = ApiAccess(api, verify)
+        self.tickets = Tickets()
         self._server: asyncio.Server | None = None
         self._sessions: set[asyncio.Task[None]] = set()
 
@@ -126,8 +131,16 @@ class DataPlane:
             if headers.get("upgrade", "").lower() != "websocket" or "sec-websocket-key" not in headers:
                 await self._answer(conn, writer, 400, _error(400, "This path takes a websocket"))
                 return False
-            await self._websocket(conn, reader, writer, headers["sec-websocket-key"], location)
+            await self._websocket(conn, reader, writer, headers["sec-websocket-key"], location, rest[0])
             return False
+        if rest == ["portforward-ticket"]:
+            if request.method != b"POST":
+                await self._answer(conn, writer, 405, _error(405, "Only POST is supported here"), [(b"allow", b"POST")])
+            else:
+                auth = headers.get("authorization", "")
+                status, doc = await issue_ticket(self.access, self.tickets, location, auth, body)
+                await self._answer(conn, writer, status, doc)
+            return conn.our_state is h11.IDLE
         if rest[:1] == ["replicas"]:
             if request.method != b"GET":
                 await self._answer(conn, writer, 405, _error(405, "Only GET is supported here"), [(b"allow", b"GET")])
@@ -172,7 +185,13 @@ class DataPlane:
         return 200, orjson.dumps({"kind": "list", "items": names, "links": []})
 
     async def _websocket(
-        self, conn: h11.Connection, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, key: str, location: str
+        self,
+        conn: h11.Connection,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        key: str,
+        location: str,
+        path: str,
     ) -> None:
         accept = generate_accept_token(key.encode())
         headers = [(b"upgrade", b"websocket"), (b"connection", b"Upgrade"), (b"sec-websocket-accept", accept)]
@@ -180,7 +199,10 @@ class DataPlane:
         await writer.drain()
         ws = WebSocket(reader, writer, conn.trailing_data[0])
         try:
-            await Session(ws, location, self.driver, self.replicas, self.access).run()
+            if path == "portforward":
+                await Tunnel(ws, location, self.driver, self.replicas, self.access, self.tickets).run()
+            else:
+                await Session(ws, location, self.driver, self.replicas, self.access).run()
         finally:
             with contextlib.suppress(ConnectionError):
                 await ws.close()
