@@ -2,7 +2,8 @@
 serve --runtime containers``: HTTP through a forwarded port, tickets reused and audited once,
 refused and revoked keys, an unpublished port, and the ticket protocol spoken directly (unknown
 ticket, a ticket of another token, bad requests), on both stores (docs/runtime.md, "Port
-forwarding").
+forwarding"). The expired-ticket path runs the CLI against a second data plane, in this process
+(same API, engine and scope), whose tickets follow a clock of the test's own.
 
 One server per module and store, with a workload ``web`` of two replicas of the test image
 (``busybox httpd`` on 8080) in a GVC of the module's own.
@@ -10,21 +11,30 @@ One server per module and store, with a workload ``web`` of two replicas of the 
 
 from __future__ import annotations
 
+import asyncio
+import shutil
 import socket
 import subprocess
+import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import httpx
 import orjson
 import pytest
 
+from plinth.runtime.containers import CliEngine
+from plinth.runtime.dataplane import DataPlane
+from plinth.runtime.dataplane.tickets import Tickets
 from plinth.runtime.gateway.caddy import free_loopback_port
 from tests.compat.test_dataplane import LOCATION, WORKLOAD, Plane, restricted_key
 from tests.support.containers import INDEX, ContainerKit
 from tests.support.runtime_server import RuntimeServer, serving_runtime
 from tests.support.wsclient import WsClient
+
+T = TypeVar("T")
 
 
 @pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -59,7 +69,9 @@ def plane(runtime: RuntimeServer, cpln_bin: Path, cpln_home: Path) -> Iterator[P
 class Forward:
     """A running ``cpln port-forward``, listening on a free port of 127.0.0.1."""
 
-    def __init__(self, plane: Plane, remote: int, *extra: str, token: str | None = None) -> None:
+    def __init__(
+        self, plane: Plane, remote: int, *extra: str, token: str | None = None, env: dict[str, str] | None = None
+    ) -> None:
         self.port = free_loopback_port()
         args = ("port-forward", WORKLOAD, f"{self.port}:{remote}", "--location", LOCATION, "--address", "127.0.0.1")
         self.proc = subprocess.Popen(
@@ -67,7 +79,7 @@ class Forward:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
-            env=plane.cli().environ(),
+            env=plane.cli().environ(env),
         )
         assert self.proc.stdout is not None
         self.seen = ""
@@ -237,3 +249,53 @@ def test_ticket_requests_are_checked(plane: Plane) -> None:
     missing = ticket(plane, {**body, "workload": "nope"})
     assert missing.status_code == 404, missing.text
     assert httpx.get(f"{remote(plane)}/portforward-ticket").status_code == 405
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class LocalPlane:
+    """A :class:`DataPlane` on an event loop in a thread of this process, for the module's API,
+    engine and scope: its tickets follow ``clock``."""
+
+    def __init__(self, runtime: RuntimeServer, clock: Clock) -> None:
+        binary = shutil.which(runtime.kit.engine) or runtime.kit.engine
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.plane = DataPlane(runtime.api.url, CliEngine(runtime.kit.engine, binary), runtime.labels)
+        self.plane.tickets = Tickets(clock=clock)
+        self.port = self._run(self.plane.start("127.0.0.1", 0))
+
+    def _run(self, coroutine: Coroutine[object, object, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout=60)
+
+    def close(self) -> None:
+        self._run(self.plane.close())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=30)
+        self.loop.close()
+
+
+def test_an_expired_ticket_is_replaced_by_the_cli(plane: Plane, forwards: list[Forward]) -> None:
+    clock = Clock()
+    local = LocalPlane(plane.runtime, clock)
+    try:
+        name, key, _ = restricted_key(plane, ["view", "connect"])
+        env = {"TERMINAL_SERVER_URL": f"http://127.0.0.1:{local.port}/location/{LOCATION}"}
+        forward = Forward(plane, 8080, token=key, env=env)
+        forwards.append(forward)
+        assert forward.get().content == INDEX
+        clock.now += 10_000  # past any ticket's life
+        with pytest.raises(httpx.HTTPError):
+            forward.get()  # this connection finds the ticket expired; the CLI gets a new one
+        assert forward.get().content == INDEX
+        assert forward.proc.poll() is None  # an expired ticket is not fatal
+        assert len(audited(plane, f"/org/{plane.org}/serviceaccount/{name}")) == 2  # two tickets
+    finally:
+        local.close()
