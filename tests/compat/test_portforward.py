@@ -12,6 +12,8 @@ One server per module and store, with a workload ``web`` of two replicas of the 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import os
 import shutil
 import socket
 import subprocess
@@ -30,11 +32,14 @@ from plinth.runtime.dataplane import DataPlane
 from plinth.runtime.dataplane.tickets import Tickets
 from plinth.runtime.gateway.caddy import free_loopback_port
 from tests.compat.test_dataplane import LOCATION, WORKLOAD, Plane, restricted_key
-from tests.support.containers import INDEX, ContainerKit
-from tests.support.runtime_server import RuntimeServer, serving_runtime
+from tests.support.containers import INDEX, ContainerKit, podman
+from tests.support.runtime_server import RuntimeServer, serving_runtime, wait_for
 from tests.support.wsclient import WsClient
 
 T = TypeVar("T")
+MiB = 1024 * 1024
+#: Declared by ``web`` and published, with nothing listening until a test starts ``nc`` on it.
+UPLOAD_PORT = 9000
 
 
 @pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -52,7 +57,8 @@ def runtime(
 def plane(runtime: RuntimeServer, cpln_bin: Path, cpln_home: Path) -> Iterator[Plane]:
     gvc = f"g{uuid.uuid4().hex[:8]}"
     base = f"/org/{runtime.org}/gvc"
-    container = {"name": "main", "image": runtime.kit.image, "ports": [{"number": 8080, "protocol": "http"}]}
+    ports = [{"number": 8080, "protocol": "http"}, {"number": UPLOAD_PORT, "protocol": "tcp"}]
+    container = {"name": "main", "image": runtime.kit.image, "ports": ports}
     spec = {"type": "standard", "containers": [container], "defaultOptions": {"autoscaling": {"minScale": 2}}}
     with runtime.api.client() as api:
         placement = {"staticPlacement": {"locationLinks": [f"//location/{LOCATION}"]}}
@@ -150,6 +156,40 @@ def test_a_named_replica_is_forwarded_to(plane: Plane, forwards: list[Forward]) 
         assert shown.status_code == 200, shown.text
         replica = shown.text.split("replica=", 1)[1].split()[0]
         assert replica.endswith("web-1"), shown.text
+
+
+def listening(container: str, port: int) -> bool:
+    """Whether a socket listens on ``port`` inside the container (its /proc/net/tcp)."""
+    table = podman("exec", container, "cat", "/proc/net/tcp", "/proc/net/tcp6").stdout
+    return any(f":{port:04X} " in line and line.split()[3] == "0A" for line in table.splitlines()[1:] if line.strip())
+
+
+def test_8_mib_go_each_way_byte_for_byte(plane: Plane, forwards: list[Forward]) -> None:
+    container = plane.container("web-0")
+    podman("exec", container, "dd", "if=/dev/urandom", "of=/www/big.bin", "bs=1048576", "count=8")
+    expected = podman("exec", container, "sha256sum", "/www/big.bin").stdout.split()[0]
+    down = Forward(plane, 8080, "--replica", "web-0")
+    forwards.append(down)
+    got = down.get("/big.bin")
+    assert len(got.content) == 8 * MiB and hashlib.sha256(got.content).hexdigest() == expected
+
+    # nc's stdin stays open (and empty): at its end nc would close its sending half, and the
+    # container closing its side ends a forwarded connection (docs/runtime.md).
+    podman("exec", "-d", container, "sh", "-c", f"sleep 600 | nc -l -p {UPLOAD_PORT} > /tmp/up.bin")
+    wait_for(lambda: listening(container, UPLOAD_PORT), "nc listening in the replica")
+    up = Forward(plane, UPLOAD_PORT, "--replica", "web-0")
+    forwards.append(up)
+    data = os.urandom(8 * MiB)
+    with up.connect() as sent:
+        sent.sendall(data)
+
+        def arrived() -> bool:
+            size = podman("exec", container, "stat", "-c", "%s", "/tmp/up.bin").stdout.strip()
+            return size == str(len(data))
+
+        wait_for(arrived, "the upload written whole in the replica")
+    inside = podman("exec", container, "sha256sum", "/tmp/up.bin").stdout.split()[0]
+    assert inside == hashlib.sha256(data).hexdigest()
 
 
 def test_a_port_no_container_publishes_is_a_fatal_error(plane: Plane, forwards: list[Forward]) -> None:
