@@ -12,7 +12,7 @@ import pytest
 
 from plinth.runtime.containers import CliEngine
 from plinth.runtime.controller.cron import JobPolicy, due_fire, every_interval, job_policy, next_fire
-from plinth.runtime.controller.jobs import JOB_RUN, CronRunner, JobRun
+from plinth.runtime.controller.jobs import JOB_REPLICA, JOB_RUN, CronRunner, JobRun
 from tests.aio import RunAsync
 from tests.runtime.controller.conftest import LOCATION, READY_WAIT_S, World
 
@@ -155,3 +155,18 @@ def test_the_active_deadline_stops_a_run_and_suspend_fires_nothing(jobs_of: Any)
     assert (run.status, run.message) == ("failed", "active deadline exceeded")
     jobs.doc["spec"]["defaultOptions"] = {"suspend": True}
     assert len(jobs.tick(60)) == 1  # 12:02 passed, suspended: no new run
+
+
+def test_a_run_now_is_labelled_with_its_replica_name_and_a_new_runner_keeps_it(jobs_of: Any) -> None:
+    jobs = jobs_of("sleep 60", concurrencyPolicy="Allow")
+    gvc = jobs.gvcs["main"]
+    run = jobs.run_async(jobs.runner.run_now(jobs.doc, gvc, LOCATION, replica="command-abc"))
+    scheduled = jobs.tick(35)[-1]  # the 12:01 fire, named after the run
+    labels = {i.labels[JOB_RUN]: i.labels[JOB_REPLICA] for i in jobs.run_async(jobs.engine.list(jobs.world.scope))}
+    assert labels == {run.name: "command-abc", scheduled.name: scheduled.name}
+    # A new controller process adopts both runs with the replica names their containers carry.
+    fresh = CronRunner(jobs.engine, scope=jobs.world.scope, resolve=lambda ref: ref, clock=jobs.clock)
+    fresh.last_fire = dict(jobs.runner.last_fire)  # no fire due: only adoption is tested
+    jobs.runner = fresh
+    adopted = {r.name: r.replica_name for r in jobs.tick()}
+    assert adopted == labels

@@ -10,7 +10,9 @@ path): ``pending -> running -> completed | failed``.
   to the workload's containers (``image``, ``cpu``, ``memory``, ``command``, ``args``, ``env``
   by name). It is ``running`` while the run is active and ``completed`` or ``failed`` (with
   the run's message) when it ends. The run shows in the location's ``jobExecutions`` as
-  ``command-{id}`` (``execution_names``, which the reporter reads).
+  ``command-{id}`` (``execution_names``, which the reporter reads), and its running
+  containers as the replica ``command-{id}`` on the data plane: the official CLI's ``cron run
+  -i`` finds the replica whose name contains the command's id and opens a shell in it.
 - **stopReplica** stops the named replica's containers (default ``{workload}-0``; SIGTERM,
   SIGKILL after 10 s) and removes them, and wakes the loop, whose next pass starts the replica
   again (a replacement, not a crash: no restart is counted). ``completed``; ``failed`` when no
@@ -117,7 +119,7 @@ class CommandRunner:
             return {**base, **await self._stop(loop, command["workload"], command["gvc"], location, spec)}
         if kind == "runCronWorkload":
             overridden = _overridden(workload, spec.get("containerOverrides") or [])
-            run = await loop.cron.run_now(overridden, gvc, location)
+            run = await loop.cron.run_now(overridden, gvc, location, replica=f"command-{command['id']}")
             self.execution_names[run.name] = f"command-{command['id']}"
             self._runs[command["id"]] = run
             loop.wake()  # the reporter shows the new execution

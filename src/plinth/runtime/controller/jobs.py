@@ -18,8 +18,10 @@ of its GVC it:
    ones are forgotten and their containers removed.
 
 Run containers carry the identity labels, :data:`JOB_RUN` (the run's name,
-``{workload}-{unix time of the fire}``) and :data:`JOB_ATTEMPT`, and **no** ``plinth.replica``
-label, so the reconcile pass never touches them. Containers of a run this runner does not
+``{workload}-{unix time of the fire}``), :data:`JOB_ATTEMPT` and :data:`JOB_REPLICA` (the
+replica name the data plane lists it by: the run's name, or ``command-{id}`` for a
+``runCronWorkload`` command), and **no** ``plinth.replica`` label, so the reconcile pass never
+touches them. Containers of a run this runner does not
 know (a new controller process) are adopted as active runs; those of a workload or location
 no longer wanted are removed. Records live in memory: :meth:`CronRunner.executions` is the
 data a later ``jobExecutions`` status would report.
@@ -39,6 +41,7 @@ from plinth.runtime.controller.plan import REPLICA, Resolver, replica_specs, sel
 
 JOB_RUN = "plinth.job-run"
 JOB_ATTEMPT = "plinth.job-attempt"
+JOB_REPLICA = "plinth.job-replica"
 MAX_ATTEMPTS = 6
 STOP_TIMEOUT_S = 10.0
 JobKey = tuple[str, str, str, str]  # org, gvc, workload, location
@@ -57,6 +60,13 @@ class JobRun:
     exit_code: int | None = None
     attempts: int = 1
     message: str = ""
+    #: The name its containers are listed under as a replica (``JOB_REPLICA``); the run's name
+    #: when empty.
+    replica: str = ""
+
+    @property
+    def replica_name(self) -> str:
+        return self.replica or self.name
 
 
 def _created(workload: Mapping[str, Any], default: datetime) -> datetime:
@@ -123,11 +133,12 @@ class CronRunner:
             del self.runs[key]
             self.last_fire.pop(key, None)
 
-    async def run_now(self, workload: Mapping[str, Any], gvc: Any, location: str) -> JobRun:
+    async def run_now(self, workload: Mapping[str, Any], gvc: Any, location: str, replica: str = "") -> JobRun:
         """Start a run of ``workload`` in ``location`` now, outside its schedule (a
         ``runCronWorkload`` command): followed, kept in the history and removed like the
         scheduled ones. Named as a fire at this second would be (one second later when that
-        name is taken), so a later controller adopts it the same way."""
+        name is taken), so a later controller adopts it the same way; its containers are
+        listed as the replica ``replica`` (default: the run's name)."""
         now = self.clock()
         key = (self_parts(workload)[1], str(gvc.get("name", "")), str(workload["name"]), location)
         runs = self.runs.setdefault(key, [])
@@ -135,7 +146,7 @@ class CronRunner:
         second = int(now.timestamp())
         while f"{workload['name']}-{second}" in taken:
             second += 1
-        run = JobRun(f"{workload['name']}-{second}", location, now, now)
+        run = JobRun(f"{workload['name']}-{second}", location, now, now, replica=replica)
         await self._run_attempt(run, workload, gvc)
         runs.append(run)
         return run
@@ -156,7 +167,8 @@ class CronRunner:
             if run_name not in known and tuple(labels.get(k) for k in (ORG, GVC, WORKLOAD, LOCATION)) == key:
                 when = datetime.fromtimestamp(int(run_name.rsplit("-", 1)[1]), UTC)
                 attempts = max(int(i.labels.get(JOB_ATTEMPT, "1")) for i in infos)
-                runs.append(JobRun(run_name, key[3], when, when, attempts=attempts, message="adopted"))
+                replica = labels.get(JOB_REPLICA, "")
+                runs.append(JobRun(run_name, key[3], when, when, attempts=attempts, message="adopted", replica=replica))
         for run in [r for r in runs if r.status == "active"]:
             await self._follow(run, workload, gvc, policy, by_run.get(run.name, []), now)
         last = self.last_fire.setdefault(key, _created(workload, now))
@@ -219,7 +231,7 @@ class CronRunner:
 
     async def _run_attempt(self, run: JobRun, workload: Mapping[str, Any], gvc: Any) -> None:
         """Start the containers of the run's current attempt; a failure fails the run."""
-        labels = {**self.scope, JOB_RUN: run.name, JOB_ATTEMPT: str(run.attempts)}
+        labels = {**self.scope, JOB_RUN: run.name, JOB_ATTEMPT: str(run.attempts), JOB_REPLICA: run.replica_name}
         try:
             specs = replica_specs(workload, gvc, run.location, run.name, None, self.resolve, labels)
             for spec in specs:

@@ -169,7 +169,7 @@ class Reporter:
             "status": EXECUTION_STATUS.get(run.status, "failed"),
             "startTime": _iso(run.started),
             "conditions": [],
-            "replica": run.name,
+            "replica": run.replica_name,
             "containers": {},
         }
         if run.ended is not None:

@@ -16,6 +16,19 @@ from typing import Any
 import httpx
 import orjson
 
+from plinth.errors import (
+    APIError,
+    BadRequest,
+    FieldError,
+    Forbidden,
+    MethodNotAllowed,
+    NotFound,
+    PayloadTooLarge,
+    ServiceUnavailable,
+    Unauthorized,
+    ValidationFailed,
+)
+
 #: How often an open session asks again. The API sees a revoked key within its own poll of the
 #: access generation (0.5 s), so a session on a revoked key ends within about a second.
 RECHECK_S = 0.4
@@ -82,10 +95,22 @@ def bearer_token(authorization: str) -> str:
     return token[7:].strip() if token[:7].lower() == "bearer " else token
 
 
-def error_body(status: int, message: str) -> bytes:
-    """The API's error shape (docs/api.md) for an answer of the data plane's own."""
-    code = {400: "bad_request", 401: "unauthorized", 404: "not_found", 405: "method_not_allowed"}.get(status, "error")
-    return orjson.dumps({"status": status, "code": code, "message": message})
+#: The API's errors (``plinth.errors``) by status, so the data plane's own answers carry the
+#: same ``code`` as the API's.
+_ERRORS: dict[int, type[APIError]] = {
+    error.status: error
+    for error in (BadRequest, Unauthorized, Forbidden, NotFound, MethodNotAllowed, PayloadTooLarge, ServiceUnavailable)
+}
+
+
+def error_body(status: int, message: str, errors: Sequence[FieldError] = ()) -> bytes:
+    """The API's error shape (docs/api.md) for an answer of the data plane's own; ``errors``
+    name the offending fields by path, as the API's 400s do."""
+    error = ValidationFailed(list(errors)) if errors else _ERRORS.get(status, APIError)(message)
+    body = error.body("")
+    body.pop("id", None)
+    body["status"], body["message"] = status, message
+    return orjson.dumps(body)
 
 
 def audit_record(kind: str, command: Sequence[str], replica: str, location: str, container: str) -> dict[str, Any]:

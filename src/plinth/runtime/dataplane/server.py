@@ -12,7 +12,9 @@ Routes, each under ``/location/{location}`` (the ``status.remote`` of that locat
   CLI's code paths builds it): ``{"items": [replica names], "links": []}`` of the running
   replicas, for a caller the API allows ``view`` on the workload (its errors passed through);
 - websocket ``.../exec`` (the CLI) and ``.../remote`` (cpln-py, which decodes every message
-  as bytes, so its status messages are binary too): one exec session each (``session.py``).
+  as bytes, so its status messages are binary too): one exec session each (``session.py``);
+- ``POST .../portforward-ticket`` and websocket ``.../portforward``: port forwarding
+  (``portforward.py``).
 
 And, not under a location (logs are the org's, whatever the location): ``GET
 /logs/org/{org}/loki/api/v1/query_range`` and the websocket ``.../loki/api/v1/tail`` of
@@ -37,8 +39,10 @@ from wsproto.utilities import generate_accept_token
 from plinth.runtime.containers.protocol import ContainerEngine
 from plinth.runtime.dataplane.access import ApiAccess, bearer_token, error_body
 from plinth.runtime.dataplane.logroutes import QUERY_RANGE, TAIL, LogRoutes, query_params, route
+from plinth.runtime.dataplane.portforward import Tunnel, issue_ticket
 from plinth.runtime.dataplane.replicas import Replicas
 from plinth.runtime.dataplane.session import Session
+from plinth.runtime.dataplane.tickets import Tickets
 from plinth.runtime.dataplane.websocket import WebSocket
 from plinth.runtime.logs import LogService
 
@@ -48,7 +52,7 @@ READ_BYTES = 64 * 1024
 #: A request's head and body must arrive within this, and an idle kept-alive connection closes.
 IDLE_S = 60.0
 MAX_BODY = 64 * 1024
-SOCKETS = ("exec", "remote")
+SOCKETS = ("exec", "remote", "portforward")
 ALLOW_GET = [(b"allow", b"GET")]
 
 
@@ -69,6 +73,7 @@ class DataPlane:
         self.access = ApiAccess(api, verify)
         #: The logs routes, when the controller runs a log service.
         self.logs = LogRoutes(logs, self.access) if logs is not None else None
+        self.tickets = Tickets()
         self._server: asyncio.Server | None = None
         self._sessions: set[asyncio.Task[None]] = set()
 
@@ -122,7 +127,7 @@ class DataPlane:
             if isinstance(event, h11.Data):
                 body += event.data
                 if len(body) > MAX_BODY:
-                    await self._answer(conn, writer, 413, error_body(400, "The request body is too large"))
+                    await self._answer(conn, writer, 413, error_body(413, "The request body is too large"))
                     return False
             elif not isinstance(event, h11.Data):
                 return False
@@ -141,8 +146,17 @@ class DataPlane:
                 await self._answer(conn, writer, 400, error_body(400, "This path takes a websocket"))
                 return False
             key = headers["sec-websocket-key"]
-            await self._websocket(conn, reader, writer, key, location, binary_status=rest[0] == "remote")
+            await self._websocket(conn, reader, writer, key, location, rest[0])
             return False
+        if rest == ["portforward-ticket"]:
+            if request.method != b"POST":
+                allow = [(b"allow", b"POST")]
+                await self._answer(conn, writer, 405, error_body(405, "Only POST is supported here"), allow)
+            else:
+                auth = headers.get("authorization", "")
+                status, doc = await issue_ticket(self.access, self.tickets, location, auth, body)
+                await self._answer(conn, writer, status, doc)
+            return conn.our_state is h11.IDLE
         if rest[:1] == ["replicas"]:
             if request.method != b"GET":
                 await self._answer(conn, writer, 405, error_body(405, "Only GET is supported here"), ALLOW_GET)
@@ -237,13 +251,16 @@ class DataPlane:
         writer: asyncio.StreamWriter,
         key: str,
         location: str,
-        *,
-        binary_status: bool,
+        path: str,
     ) -> None:
         ws = await self._accept(conn, reader, writer, key)
         try:
-            session = Session(ws, location, self.driver, self.replicas, self.access, binary_status=binary_status)
-            await session.run()
+            if path == "portforward":
+                await Tunnel(ws, location, self.driver, self.replicas, self.access, self.tickets).run()
+            else:
+                binary_status = path == "remote"
+                session = Session(ws, location, self.driver, self.replicas, self.access, binary_status=binary_status)
+                await session.run()
         finally:
             with contextlib.suppress(ConnectionError):
                 await ws.close()
