@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from plinth.cli.store.serve_controller import ControllerOptions
+from plinth.cli.store.serve_controller import ControllerOptions, gateway_base_domain
 
 DEFAULT_GATEWAY_LISTEN = "127.0.0.1:8880"
 DEFAULT_DATAPLANE_LISTEN = "127.0.0.1:8881"
@@ -108,13 +108,12 @@ def workload_endpoints(runtime: str, base_domain: str, more: dict[str, Any]) -> 
     they are the gateway's, so ``status.endpoint`` is a URL that answers: hosts under
     ``--base-domain``, or ``localhost`` (which resolves here) while it is the platform's
     default, over http on the gateway's port (docs/runtime.md)."""
-    from plinth.kinds.base import DEFAULT_BASE_DOMAIN, DEFAULT_ENDPOINT_FORMAT
+    from plinth.kinds.base import DEFAULT_ENDPOINT_FORMAT
 
     if runtime != "containers":
         return base_domain, DEFAULT_ENDPOINT_FORMAT
     port = str(more.get("gateway_listen") or "").rpartition(":")[2]
-    domain = "localhost" if base_domain == DEFAULT_BASE_DOMAIN else base_domain
-    return domain, "http://{host}" + ("" if port in ("", "80") else f":{port}")
+    return gateway_base_domain(base_domain), "http://{host}" + ("" if port in ("", "80") else f":{port}")
 
 
 def dataplane_url(runtime: str, more: dict[str, Any]) -> str:

@@ -48,10 +48,15 @@ PERMISSION = "connect"
 #: A ``cp`` upload's counts go in batches of at least this many bytes (and at its end): one a
 #: frame would be one message each way for every 64 KiB.
 COUNT_EVERY = 1024 * 1024
-#: How long a session stays open after its output (see ``Session._output``): a second for each
-#: this many bytes sent (a client writing files slower than that is rare), at most the cap.
-LINGER_BYTES_PER_S = 100_000_000
-LINGER_MAX_S = 10.0
+#: How long a session stays open after its output (see ``Session._output``): nothing after less
+#: than :data:`LINGER_FROM` bytes (a client prints that at once), else :data:`LINGER_BASE_S` and a
+#: second for each :data:`LINGER_BYTES_PER_S` bytes sent, at most the cap. The official CLI
+#: extracted a ``cp`` download at 5 to 10 MB/s on a loaded 2-core machine (``bench.dataplane``),
+#: and a full suite's load once made it miss a 20 MiB download's end at 100 MB/s.
+LINGER_FROM = 64 * 1024
+LINGER_BASE_S = 0.5
+LINGER_BYTES_PER_S = 5_000_000
+LINGER_MAX_S = 60.0
 
 
 class Session:
@@ -157,14 +162,14 @@ class Session:
             await self.ws.send(chunk)
             sent += len(chunk)
         code = await stream.wait()
-        if sent:
+        if sent >= LINGER_FROM:
             # The official CLI's ``cp`` download checks, as soon as the socket closes, that
             # every file it was extracting was written whole (``commands/cp.js``,
             # ``copyFromWorkload``), while its extraction may still be writing what it got:
             # wait until it has read everything (a ping answered), then give it time in
             # proportion to what it is writing.
             await self.ws.delivered(LINGER_MAX_S)
-            await asyncio.sleep(min(LINGER_MAX_S, sent / LINGER_BYTES_PER_S))
+            await asyncio.sleep(min(LINGER_MAX_S, LINGER_BASE_S + sent / LINGER_BYTES_PER_S))
         return code
 
     async def _input(self, stream: ExecStream, request: SessionRequest) -> None:
