@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from plinth.runtime.controller.tasks import cancel_and_wait
+from plinth.runtime.tasks import cancel_and_wait
 
 
 def test_a_task_that_swallows_the_first_cancellation_is_cancelled_again_until_it_ends() -> None:

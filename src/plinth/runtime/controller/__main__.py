@@ -33,12 +33,12 @@ from pathlib import Path
 
 from plinth.runtime.containers import EngineUnavailable, find_engine
 from plinth.runtime.controller.fleet import Fleet
-from plinth.runtime.controller.tasks import cancel_and_wait
 from plinth.runtime.dataplane import DataPlane
 from plinth.runtime.gateway.caddy import Caddy, GatewayError, loopback_address, reloads_keep_queued_connections
 from plinth.runtime.gateway.routes import RouteTable
 from plinth.runtime.logs import LogService
 from plinth.runtime.logs import add_arguments as add_log_arguments
+from plinth.runtime.tasks import cancel_and_wait
 
 log = logging.getLogger("plinth.runtime.controller")
 #: The log store's directory under ``--state-dir``.

@@ -34,10 +34,10 @@ from plinth.runtime.controller.informer import READ_TIMEOUT_S, RELIST_INTERVAL_S
 from plinth.runtime.controller.logkeeper import LogKeeper
 from plinth.runtime.controller.loop import ControlLoop
 from plinth.runtime.controller.reporter import Reporter
-from plinth.runtime.controller.tasks import cancel_and_wait
 from plinth.runtime.gateway.domains import DEFAULT_BASE_DOMAIN
 from plinth.runtime.gateway.routes import RouteTable
 from plinth.runtime.logs import LogService
+from plinth.runtime.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
 

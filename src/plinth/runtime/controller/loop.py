@@ -66,10 +66,10 @@ from plinth.runtime.controller.reconcile import ReconcileReport, reconcile, slot
 from plinth.runtime.controller.rollout import rollout_policies
 from plinth.runtime.controller.secrets import SecretCache, SecretUnavailable
 from plinth.runtime.controller.supervisor import Supervisor
-from plinth.runtime.controller.tasks import cancel_and_wait
 from plinth.runtime.controller.volumes import VolumeKeeper
 from plinth.runtime.gateway.domains import DEFAULT_BASE_DOMAIN, route_table
 from plinth.runtime.gateway.routes import RouteTable
+from plinth.runtime.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
 

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 
 from plinth.runtime.containers.protocol import ContainerEngine, ContainerInfo
 from plinth.runtime.controller.reconcile import slot_of
-from plinth.runtime.controller.tasks import cancel_and_wait
+from plinth.runtime.tasks import cancel_and_wait
 
 if TYPE_CHECKING:
     from plinth.runtime.controller.loop import ControlLoop
@@ -185,7 +185,8 @@ async def probe_forever(loop: ControlLoop, tick_s: float) -> None:
             due = supervisor.next_probe()
             pause = tick_s if due is None else min(tick_s, max(0.05, due - supervisor.clock()))
             with contextlib.suppress(TimeoutError):  # the tick (or a due probe) came first
-                await asyncio.wait_for(loop.probe_soon.wait(), pause)
+                async with asyncio.timeout(pause):  # not wait_for: it can swallow a cancellation
+                    await loop.probe_soon.wait()
     finally:
         if restart_wake is not None:
             restart_wake.cancel()

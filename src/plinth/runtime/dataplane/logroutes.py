@@ -20,7 +20,6 @@ meets the refusal as an HTTP answer. The lines come from the controller's
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Mapping
 from urllib.parse import parse_qsl, unquote
@@ -33,6 +32,7 @@ from plinth.runtime.dataplane.access import RECHECK_S, UNREACHABLE_LIMIT, Answer
 from plinth.runtime.dataplane.websocket import WebSocket
 from plinth.runtime.logs import LogService, ParamError
 from plinth.runtime.logs.params import parse_params
+from plinth.runtime.tasks import cancel_and_wait
 
 log = logging.getLogger("plinth.runtime.dataplane")
 
@@ -100,9 +100,7 @@ class LogRoutes:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         finally:
             for task in tasks:
-                task.cancel()
-                with contextlib.suppress(BaseException):
-                    await task
+                await cancel_and_wait(task)
         if sending.done() and not sending.cancelled() and (error := sending.exception()) is not None:
             log.warning("a tail of org %s failed: %s", org, error)
         if refused.done() and not refused.cancelled() and refused.exception() is None:

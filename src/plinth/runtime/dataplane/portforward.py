@@ -36,6 +36,7 @@ from plinth.runtime.dataplane.access import RECHECK_S, UNREACHABLE_LIMIT, Answer
 from plinth.runtime.dataplane.replicas import Replicas
 from plinth.runtime.dataplane.tickets import Grant, Tickets, token_digest
 from plinth.runtime.dataplane.websocket import Binary, Text, WebSocket
+from plinth.runtime.tasks import cancel_and_wait
 
 PERMISSION = "connect"
 ERROR = "Port-forward error: "
@@ -197,10 +198,7 @@ class Tunnel:
             await asyncio.wait({outbound, inbound, revoked}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             for task in (outbound, inbound, revoked):
-                if not task.done():
-                    task.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await task
+                await cancel_and_wait(task)
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()

@@ -45,6 +45,7 @@ from plinth.runtime.dataplane.session import Session
 from plinth.runtime.dataplane.tickets import Tickets
 from plinth.runtime.dataplane.websocket import WebSocket
 from plinth.runtime.logs import LogService
+from plinth.runtime.tasks import cancel_and_wait
 
 log = logging.getLogger("plinth.runtime.dataplane")
 
@@ -89,8 +90,7 @@ class DataPlane:
         for task in list(self._sessions):
             task.cancel()
         for task in list(self._sessions):
-            with contextlib.suppress(BaseException):
-                await task
+            await cancel_and_wait(task)
         await self.access.close()
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

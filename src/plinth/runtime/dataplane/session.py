@@ -24,7 +24,6 @@ describes it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from typing import Any
 
@@ -37,6 +36,7 @@ from plinth.runtime.dataplane.replicas import Replicas, Target
 from plinth.runtime.dataplane.request import BadRequest, SessionRequest, parse_request, size_field
 from plinth.runtime.dataplane.tarcount import TarProgress
 from plinth.runtime.dataplane.websocket import Binary, Text, WebSocket
+from plinth.runtime.tasks import cancel_and_wait
 
 log = logging.getLogger("plinth.runtime.dataplane")
 
@@ -142,10 +142,7 @@ class Session:
             await asyncio.wait({finished, inbound, revoked}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             for task in (inbound, revoked, finished):
-                if not task.done():
-                    task.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await task
+                await cancel_and_wait(task)
             await stream.kill()
         self._send_count()  # what the process read before it ended (counts go in batches)
         if revoked.done() and not revoked.cancelled():

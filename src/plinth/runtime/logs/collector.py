@@ -41,6 +41,7 @@ from plinth.runtime.logs.filewatch import POLL_S, FileWatch
 from plinth.runtime.logs.records import FLUSH_AT, parse
 from plinth.runtime.logs.store import LogStore, Position
 from plinth.runtime.logs.tailing import Signal
+from plinth.runtime.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
 
@@ -123,9 +124,7 @@ class Collector:
                     if due:
                         await self._read(due, watch)
         finally:
-            follower.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await follower
+            await cancel_and_wait(follower)
             watch.close()
             for source in self.sources.values():
                 if source.file is not None:

@@ -95,10 +95,9 @@ class FileWatch:
         """The paths changed since the last call, once there is one (or :meth:`wake` was
         called, or ``timeout`` passed: then possibly none)."""
         if not self._wake.is_set():
-            try:
-                await asyncio.wait_for(self._wake.wait(), timeout)
-            except TimeoutError:
-                pass
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(timeout):  # not wait_for: it can swallow a cancellation
+                    await self._wake.wait()
         self._wake.clear()
         changed, self.changed = self.changed, set()
         return changed

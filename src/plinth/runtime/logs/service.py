@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from plinth.runtime.containers.protocol import ContainerEngine
 from plinth.runtime.logs import query, tailing
 from plinth.runtime.logs.collector import Collector
 from plinth.runtime.logs.store import DEFAULT_RETENTION_BYTES, LogStore
+from plinth.runtime.tasks import cancel_and_wait
 
 STORE_FILE = "logs.sqlite3"
 
@@ -80,9 +80,7 @@ class LogService:
         """Stop collecting and close the store; what was collected stays for the next start."""
         task, self._task = self._task, None
         if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await cancel_and_wait(task)
         self.store.close()
 
     def query_range(self, org: str, params: Mapping[str, str]) -> tuple[int, dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""Stopping the controller's tasks for certain."""
+"""Stopping the runtime's tasks (the controller's, the log collector's, the data plane's) for certain."""
 
 from __future__ import annotations
 
