@@ -27,8 +27,10 @@ import httpx
 import pytest
 
 from tests.support import npm, pg
+from tests.support.containers import ContainerKit
 from tests.support.paths import CPLN_BIN, CPLN_PREFIX, ROOT
 from tests.support.required import unavailable
+from tests.support.runtime_server import RuntimeServer, serving_runtime
 from tests.support.server import ServerProcess, start_server
 
 CPLN_PACKAGE = "@controlplane/cli"
@@ -204,3 +206,19 @@ def pg_server(cpln_bin: Path, tmp_path_factory: pytest.TempPathFactory) -> Itera
             process.stop()
     finally:
         pg.drop_database(url)
+
+
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def runtime(
+    request: pytest.FixtureRequest,
+    cpln_bin: Path,
+    test_containers: ContainerKit,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[RuntimeServer]:
+    """``plinth serve --runtime containers`` for the requesting module, on each store, with the
+    module's ``RUNTIME_ARGS`` (more ``plinth serve`` options) when it has them; the official
+    CLI is installed first (``cpln_bin``)."""
+    extra = tuple(getattr(request.module, "RUNTIME_ARGS", ()))
+    where = tmp_path_factory.mktemp(request.module.__name__.rpartition(".")[2])
+    with serving_runtime(request.param, where, test_containers, extra_args=extra) as server:
+        yield server

@@ -29,8 +29,8 @@ from typing import Any
 import pytest
 
 from tests.compat.conftest import Cpln, Plinth, Run
-from tests.support.containers import INDEX, ContainerKit
-from tests.support.runtime_server import RuntimeServer, serving_runtime, wait_for
+from tests.support.containers import INDEX
+from tests.support.runtime_server import RuntimeServer, wait_for
 
 LOCATION = "aws-us-east-2"
 MISSING_IMAGE = "localhost/plinth-no-such-image:1"
@@ -46,17 +46,6 @@ function fast(callback, ms, ...args) {{
 fast[util.promisify.custom] = original[util.promisify.custom];
 global.setTimeout = fast;
 """
-
-
-@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def runtime(
-    request: pytest.FixtureRequest,
-    cpln_bin: Path,
-    test_containers: ContainerKit,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[RuntimeServer]:
-    with serving_runtime(request.param, tmp_path_factory.mktemp("cli-containers"), test_containers) as server:
-        yield server
 
 
 @dataclass

@@ -18,19 +18,8 @@ from pathlib import Path
 import pytest
 
 from tests.compat.test_dataplane import LOCATION, Plane, Terminal, ok
-from tests.support.containers import ContainerKit, podman
-from tests.support.runtime_server import RuntimeServer, serving_runtime, wait_for
-
-
-@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def runtime(
-    request: pytest.FixtureRequest,
-    cpln_bin: Path,
-    test_containers: ContainerKit,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[RuntimeServer]:
-    with serving_runtime(request.param, tmp_path_factory.mktemp("cronrun"), test_containers) as server:
-        yield server
+from tests.support.containers import podman
+from tests.support.runtime_server import RuntimeServer, wait_for
 
 
 @pytest.fixture(scope="module")

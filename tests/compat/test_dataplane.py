@@ -32,23 +32,12 @@ from cpln.utils import WebSocketAPI
 
 from tests.compat.conftest import Cpln, Run
 from tests.compat.test_cli_containers import FAST_CLOCK
-from tests.support.containers import ContainerKit, podman
-from tests.support.runtime_server import RuntimeServer, serving_runtime, wait_for
+from tests.support.containers import podman
+from tests.support.runtime_server import RuntimeServer, wait_for
 
 LOCATION = "aws-us-east-2"
 WORKLOAD = "web"
 MiB = 1024 * 1024
-
-
-@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def runtime(
-    request: pytest.FixtureRequest,
-    cpln_bin: Path,
-    test_containers: ContainerKit,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[RuntimeServer]:
-    with serving_runtime(request.param, tmp_path_factory.mktemp("dataplane"), test_containers) as server:
-        yield server
 
 
 @dataclass

@@ -26,8 +26,8 @@ import httpx
 import pytest
 
 from tests.compat.conftest import Cpln, Run
-from tests.support.containers import ContainerKit, podman
-from tests.support.runtime_server import RuntimeServer, serving_runtime, wait_for
+from tests.support.containers import podman
+from tests.support.runtime_server import RuntimeServer, wait_for
 
 LOCATION = "aws-us-east-2"
 WORKLOAD = "web"
@@ -36,18 +36,8 @@ READ_S = 60
 RETENTION = 4 * 1024 * 1024
 
 
-@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def runtime(
-    request: pytest.FixtureRequest,
-    cpln_bin: Path,
-    test_containers: ContainerKit,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[RuntimeServer]:
-    retention = ("--log-retention-bytes", str(RETENTION))
-    with serving_runtime(
-        request.param, tmp_path_factory.mktemp("logs"), test_containers, extra_args=retention
-    ) as server:
-        yield server
+#: ``plinth serve`` options of this module's server (the ``runtime`` fixture, tests/compat/conftest.py).
+RUNTIME_ARGS = ("--log-retention-bytes", str(RETENTION))
 
 
 def workload_body(name: str, replicas: int, image: str) -> dict[str, object]:

@@ -32,25 +32,14 @@ from plinth.runtime.dataplane import DataPlane
 from plinth.runtime.dataplane.tickets import Tickets
 from plinth.runtime.gateway.caddy import free_loopback_port
 from tests.compat.test_dataplane import LOCATION, WORKLOAD, Plane, restricted_key
-from tests.support.containers import INDEX, ContainerKit, podman
-from tests.support.runtime_server import RuntimeServer, serving_runtime, wait_for
+from tests.support.containers import INDEX, podman
+from tests.support.runtime_server import RuntimeServer, wait_for
 from tests.support.wsclient import WsClient
 
 T = TypeVar("T")
 MiB = 1024 * 1024
 #: Declared by ``web`` and published, with nothing listening until a test starts ``nc`` on it.
 UPLOAD_PORT = 9000
-
-
-@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def runtime(
-    request: pytest.FixtureRequest,
-    cpln_bin: Path,
-    test_containers: ContainerKit,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[RuntimeServer]:
-    with serving_runtime(request.param, tmp_path_factory.mktemp("portforward"), test_containers) as server:
-        yield server
 
 
 @pytest.fixture(scope="module")

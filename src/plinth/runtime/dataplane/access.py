@@ -9,6 +9,7 @@ appends to the workload's event log.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -83,6 +84,24 @@ class ApiAccess:
             headers={"authorization": f"Bearer {token}", "content-type": "application/json"},
         )
         return Answer(reply.status_code, reply.content)
+
+    async def until_refused(self, token: str, org: str, permission: str, link: str) -> str:
+        """Ask again every :data:`RECHECK_S` for as long as a session lasts; the reason once the
+        API refuses (a revoked key, a withdrawn permission), or stays unreachable
+        :data:`UNREACHABLE_LIMIT` times in a row."""
+        unreachable = 0
+        while True:
+            await asyncio.sleep(RECHECK_S)
+            try:
+                answer = await self.ask(token, org, permission, link)
+            except httpx.HTTPError as exc:
+                unreachable += 1
+                if unreachable >= UNREACHABLE_LIMIT:
+                    return f"the API cannot confirm access ({type(exc).__name__})"
+                continue
+            unreachable = 0
+            if not answer.allowed:
+                return answer.reason
 
     async def close(self) -> None:
         await self._client.aclose()

@@ -28,7 +28,7 @@ import httpx
 import orjson
 from wsproto.frame_protocol import CloseReason
 
-from plinth.runtime.dataplane.access import RECHECK_S, UNREACHABLE_LIMIT, Answer, ApiAccess, error_body
+from plinth.runtime.dataplane.access import Answer, ApiAccess, error_body
 from plinth.runtime.dataplane.websocket import WebSocket
 from plinth.runtime.logs import LogService, ParamError
 from plinth.runtime.logs.params import parse_params
@@ -94,7 +94,7 @@ class LogRoutes:
         """Send the tail's messages on the accepted ``ws`` until the client goes or is refused."""
         sending = asyncio.create_task(self.service.tail(org, params, ws.send))
         reading = asyncio.create_task(self._drain(ws))  # answers pings; ends when the client closes
-        refused = asyncio.create_task(self._recheck(token, org))
+        refused = asyncio.create_task(self.access.until_refused(token, org, PERMISSION, f"/org/{org}"))
         tasks = {sending, reading, refused}
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
@@ -111,18 +111,3 @@ class LogRoutes:
     async def _drain(ws: WebSocket) -> None:
         while await ws.receive() is not None:
             pass  # the client sends nothing the tail uses
-
-    async def _recheck(self, token: str, org: str) -> str:
-        """Ask the API again and again; the reason once it refuses (or stays unreachable)."""
-        unreachable = 0
-        while True:
-            await asyncio.sleep(RECHECK_S)
-            answer = await self.ask(token, org)
-            if answer.status == 503:
-                unreachable += 1
-                if unreachable >= UNREACHABLE_LIMIT:
-                    return answer.reason
-                continue
-            unreachable = 0
-            if not answer.allowed:
-                return answer.reason

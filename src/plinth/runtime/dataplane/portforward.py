@@ -32,7 +32,7 @@ import orjson
 from plinth.errors import FieldError
 from plinth.runtime.containers.protocol import GVC, LOCATION, ORG, WORKLOAD, ContainerEngine
 from plinth.runtime.controller.plan import REPLICA
-from plinth.runtime.dataplane.access import RECHECK_S, UNREACHABLE_LIMIT, Answer, ApiAccess, bearer_token, error_body
+from plinth.runtime.dataplane.access import Answer, ApiAccess, bearer_token, error_body
 from plinth.runtime.dataplane.replicas import Replicas
 from plinth.runtime.dataplane.tickets import Grant, Tickets, token_digest
 from plinth.runtime.dataplane.websocket import Binary, Text, WebSocket
@@ -193,7 +193,7 @@ class Tunnel:
     ) -> None:
         outbound = asyncio.create_task(self._outbound(reader))
         inbound = asyncio.create_task(self._inbound(writer))
-        revoked = asyncio.create_task(self._recheck(token, request))
+        revoked = asyncio.create_task(self.api.until_refused(token, request.org, PERMISSION, request.link))
         try:
             await asyncio.wait({outbound, inbound, revoked}, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -220,22 +220,6 @@ class Tunnel:
                 await writer.drain()
             except ConnectionError:
                 return
-
-    async def _recheck(self, token: str, request: Request) -> str:
-        """Ask the API again and again; the reason once it refuses (or stays unreachable)."""
-        unreachable = 0
-        while True:
-            await asyncio.sleep(RECHECK_S)
-            try:
-                answer = await self.api.ask(token, request.org, PERMISSION, request.link)
-            except httpx.HTTPError as exc:
-                unreachable += 1
-                if unreachable >= UNREACHABLE_LIMIT:
-                    return f"the API cannot confirm access ({type(exc).__name__})"
-                continue
-            unreachable = 0
-            if not answer.allowed:
-                return answer.reason
 
 
 async def issue_ticket(

@@ -31,7 +31,7 @@ import httpx
 import orjson
 
 from plinth.runtime.containers.protocol import ContainerEngine, EngineError, ExecRequest, ExecStream
-from plinth.runtime.dataplane.access import RECHECK_S, UNREACHABLE_LIMIT, Answer, ApiAccess, audit_record
+from plinth.runtime.dataplane.access import Answer, ApiAccess, audit_record
 from plinth.runtime.dataplane.replicas import Replicas, Target
 from plinth.runtime.dataplane.request import BadRequest, SessionRequest, parse_request, size_field
 from plinth.runtime.dataplane.tarcount import TarProgress
@@ -137,7 +137,7 @@ class Session:
             return
         finished = asyncio.create_task(self._output(stream))
         inbound = asyncio.create_task(self._input(stream, request))
-        revoked = asyncio.create_task(self._recheck(request, link))
+        revoked = asyncio.create_task(self.api.until_refused(request.token, request.org, PERMISSION, link))
         try:
             await asyncio.wait({finished, inbound, revoked}, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -210,19 +210,3 @@ class Session:
             except (TypeError, ValueError):
                 pass  # not bytes: nothing to type
         return new
-
-    async def _recheck(self, request: SessionRequest, link: str) -> str:
-        """Ask the API again and again; the reason once it refuses (or stays unreachable)."""
-        unreachable = 0
-        while True:
-            await asyncio.sleep(RECHECK_S)
-            try:
-                answer = await self.api.ask(request.token, request.org, PERMISSION, link)
-            except httpx.HTTPError as exc:
-                unreachable += 1
-                if unreachable >= UNREACHABLE_LIMIT:
-                    return f"the API cannot confirm access ({type(exc).__name__})"
-                continue
-            unreachable = 0
-            if not answer.allowed:
-                return answer.reason
