@@ -126,8 +126,14 @@ def test_the_run_is_listed_as_a_replica_named_after_its_command(plane: Plane) ->
     assert wait_for(listed, "the run listed as a replica") == [f"command-{command_id}"]
     base = f"/org/{plane.org}/gvc/{plane.gvc}/workload/{workload}"
     with plane.api() as api:
-        # Listed means its container runs: the command says so, and so does its execution.
-        assert api.get(f"{base}/-command/{command_id}").json()["lifecycleStage"] == "running"
+        # Its container runs, so the command moves to running and its execution is active. The
+        # listing reads the engine, and the controller reports the stage after it started the
+        # container: the stage may come a moment after the listing.
+        def stage() -> str | None:
+            found = str(api.get(f"{base}/-command/{command_id}").json()["lifecycleStage"])
+            return found if found != "pending" else None
+
+        assert wait_for(stage, "the command's stage after pending") == "running"
 
         def active() -> dict[str, object] | None:
             status = api.get(f"{base}/deployment/{LOCATION}").json()["status"]
