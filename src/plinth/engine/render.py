@@ -96,6 +96,13 @@ def finish_item(
 
 
 def event_doc(action: str, href: str, version: int, actor: str, when: str) -> tuple[str, bytes]:
+    """The event a write leaves in its item's log: ``(id, document)``."""
+    context = {"category": "resource", "link": href, "version": version, "principalLink": actor}
+    return event_record(action, context, when)
+
+
+def event_record(status: str, context: dict[str, Any], when: str) -> tuple[str, bytes]:
+    """One event of an item's log (``-eventlog``) with ``status`` and ``context``: ``(id, document)``."""
     event_id = new_id()
     doc = {
         "id": event_id,
@@ -103,8 +110,8 @@ def event_doc(action: str, href: str, version: int, actor: str, when: str) -> tu
         "created": when,
         "lastEventTime": when,
         "eventCount": 1,
-        "status": action,
+        "status": status,
         "pinned": False,
-        "context": {"category": "resource", "link": href, "version": version, "principalLink": actor},
+        "context": context,
     }
     return event_id, orjson.dumps(doc)

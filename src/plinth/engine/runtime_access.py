@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from plinth.engine.access import Access, require, stamp_of
 from plinth.engine.core import EngineCore
-from plinth.engine.render import new_id
+from plinth.engine.render import event_record
 from plinth.engine.requestinfo import RequestInfo, parse_path
 from plinth.engine.store_errors import storage_error
 from plinth.errors import FieldError, NotFound, ValidationFailed, not_found
@@ -72,24 +72,13 @@ def parse_question(body: object, org: str) -> tuple[AccessQuestion, RequestInfo]
 
 def audit_event(href: str, principal: str, audit: Audit, when: str) -> tuple[str, bytes]:
     """The event an audited access leaves in the item's log."""
-    event_id = new_id()
     context: dict[str, Any] = {"category": "audit", "link": href, "principalLink": principal, "type": audit.type}
     context["command"] = list(audit.command)
     for name in ("replica", "location", "container"):
         value = getattr(audit, name)
         if value is not None:
             context[name] = value
-    doc = {
-        "id": event_id,
-        "kind": "event",
-        "created": when,
-        "lastEventTime": when,
-        "eventCount": 1,
-        "status": audit.type,
-        "pinned": False,
-        "context": context,
-    }
-    return event_id, orjson.dumps(doc)
+    return event_record(audit.type, context, when)
 
 
 async def check_access(core: EngineCore, info: RequestInfo, question: AccessQuestion, access: Access, now: str) -> None:
