@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
 import os
 import pty
 import select
@@ -29,11 +30,13 @@ import httpx
 import pytest
 from cpln.errors import WebSocketConnectionError
 from cpln.utils import WebSocketAPI
+from wsproto.events import BytesMessage, CloseConnection, Ping
 
 from tests.compat.conftest import Cpln, Run
 from tests.compat.test_cli_containers import FAST_CLOCK
 from tests.support.containers import podman
 from tests.support.runtime_server import RuntimeServer, wait_for
+from tests.support.wsclient import WsClient
 
 LOCATION = "aws-us-east-2"
 WORKLOAD = "web"
@@ -243,6 +246,42 @@ def test_cp_copies_20_mib_both_ways_byte_for_byte(plane: Plane, tmp_path: Path) 
     ok(plane.cpln("cp", f"{WORKLOAD}:tmp/down.bin", str(download), *where))
     assert download.stat().st_size == 20 * MiB
     assert hashlib.sha256(download.read_bytes()).hexdigest() == expected
+
+
+def test_output_goes_at_the_clients_pace_and_the_close_waits_for_its_acknowledgement(plane: Plane) -> None:
+    """A slow client (it sleeps before each pong): each output message is followed by a ping
+    carrying the bytes sent so far, nothing more comes until the client answered it, and the
+    close comes only after it acknowledged every byte (docs/runtime.md, "The data plane", step
+    6). The sleep only gives a server that did not wait the time to show it."""
+    port = plane.runtime.dataplane_port
+    client = WsClient(f"ws://127.0.0.1:{port}/location/{LOCATION}/exec")
+    size = 6 * MiB
+    request = {"token": plane.runtime.api.key, "org": plane.org, "gvc": plane.gvc, "pod": "web-0"}
+    request |= {"container": "main", "command": ["head", "-c", str(size), "/dev/urandom"]}
+    client.send(json.dumps(request))
+    received, acknowledged, messages, within = 0, 0, 0, False
+    try:
+        while not isinstance(event := client.event(), CloseConnection):
+            if isinstance(event, BytesMessage):  # a message may come in several events
+                if not within:
+                    assert acknowledged == received, "output came before the client acknowledged what it had"
+                received += len(event.data)
+                within = not event.message_finished
+                messages += event.message_finished
+            elif isinstance(event, Ping):
+                count = int(event.payload)
+                assert count == received or (count > size and received == size), (count, received)
+                time.sleep(0.02)
+                assert not client.pending(), "the server sent on before the client answered its ping"
+                client.pong(event)
+                acknowledged = min(count, size)
+            else:
+                raise AssertionError(f"unexpected {event!r}")
+    finally:
+        client.close()
+    assert received == size
+    assert acknowledged == size, "the server closed before the client acknowledged all of the output"
+    assert messages > 0
 
 
 # -- connect on a terminal -----------------------------------------------------------------

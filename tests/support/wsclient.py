@@ -4,6 +4,7 @@ ticket, a malformed request) and read the answer."""
 
 from __future__ import annotations
 
+import select
 import socket
 from urllib.parse import urlsplit
 
@@ -13,6 +14,7 @@ from wsproto.events import (
     BytesMessage,
     CloseConnection,
     Message,
+    Ping,
     RejectConnection,
     Request,
     TextMessage,
@@ -29,6 +31,7 @@ class WsClient:
         assert parts.hostname == "127.0.0.1", "tests connect to loopback only"
         self.sock = socket.create_connection(("127.0.0.1", parts.port or 80), timeout=TIMEOUT_S)
         self.ws = WSConnection(ConnectionType.CLIENT)
+        self._stash: list[object] = []
         self._send(self.ws.send(Request(host=f"127.0.0.1:{parts.port}", target=parts.path or "/")))
         self._text: list[str] = []
         self._bytes = b""
@@ -42,11 +45,28 @@ class WsClient:
         self.sock.sendall(data)
 
     def _event(self) -> object:
+        """The next event of any kind (a ``Ping`` too, which this client never answers itself)."""
+        if self._stash:
+            return self._stash.pop(0)
         while True:
             for event in self.ws.events():
                 return event
             data = self.sock.recv(65536)
             self.ws.receive_data(data or None)
+
+    def event(self) -> object:
+        """The next event, for a test that answers pings itself (:meth:`pong`)."""
+        return self._event()
+
+    def pending(self) -> bool:
+        """Whether anything from the server is waiting to be read, parsed or not (no waiting)."""
+        if not self._stash:
+            self._stash.extend(self.ws.events())
+        ready, _, _ = select.select([self.sock], [], [], 0)
+        return bool(self._stash or ready)
+
+    def pong(self, ping: Ping) -> None:
+        self._send(self.ws.send(ping.response()))
 
     def send(self, message: str | bytes) -> None:
         event = TextMessage(data=message) if isinstance(message, str) else BytesMessage(data=message)

@@ -27,8 +27,21 @@ from plinth.runtime.containers import process
 from plinth.runtime.containers.protocol import EngineError, EngineUnavailable, ExecRequest
 
 READ_BYTES = 256 * 1024
+#: The largest piece a :class:`PipeExec` read returns (what it gathered from one stream).
+PIECE_BYTES = 4 * 1024 * 1024
+PIPE_BYTES = 1024 * 1024
 #: The variable each exec's command gets, with a value of its own (:func:`end`).
 MARKER = "PLINTH_EXEC_SESSION"
+
+
+def _widen(stdin: asyncio.StreamWriter) -> None:
+    """Let input run ahead of the engine CLI: its pipe holds :data:`PIPE_BYTES` (Linux's
+    default cap) and the writer buffers up to :data:`PIECE_BYTES` before a write waits."""
+    pipe = stdin.transport.get_extra_info("pipe")
+    if pipe is not None and hasattr(fcntl, "F_SETPIPE_SZ"):
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+    stdin.transport.set_write_buffer_limits(high=PIECE_BYTES)
 
 
 def _set_size(fd: int, width: int, height: int) -> None:
@@ -77,29 +90,48 @@ class PipeExec:
     """An exec without a terminal: stdin a pipe (or empty), stdout and stderr pipes of their
     own, read as they come into one stream of pieces. A piece is never part one and part the
     other: the official CLI's ``cp`` tells tar's warnings (stderr) from the archive (stdout) by
-    whole messages (``tar-file-transfer/helpers.js``, ``detectTarErrorOrWarning``)."""
+    whole messages (``tar-file-transfer/helpers.js``, ``detectTarErrorOrWarning``). A read
+    returns everything that has come from one of them meanwhile, up to :data:`PIECE_BYTES`: a
+    reader that waits gets fewer, larger pieces."""
 
     def __init__(self, proc: asyncio.subprocess.Process, marker: str) -> None:
         self._proc = proc
         self._marker = marker
-        self._pieces: asyncio.Queue[bytes] = asyncio.Queue(maxsize=4)
+        self._pieces: asyncio.Queue[tuple[int, bytes]] = asyncio.Queue(maxsize=2)
+        self._held: tuple[int, bytes] | None = None
         self._open = 2
-        self._readers = [asyncio.ensure_future(self._pump(s)) for s in (proc.stdout, proc.stderr) if s is not None]
+        streams = (proc.stdout, proc.stderr)
+        self._readers = [asyncio.ensure_future(self._pump(n, s)) for n, s in enumerate(streams) if s is not None]
 
-    async def _pump(self, stream: asyncio.StreamReader) -> None:
+    async def _pump(self, source: int, stream: asyncio.StreamReader) -> None:
         try:
-            while piece := await stream.read(READ_BYTES):
-                await self._pieces.put(piece)
+            while piece := await stream.read(PIECE_BYTES):
+                await self._pieces.put((source, piece))
         finally:
-            await self._pieces.put(b"")
+            await self._pieces.put((source, b""))
 
     async def read(self) -> bytes:
+        parts: list[bytes] = []
+        size, source = 0, -1
         while self._open:
-            piece = await self._pieces.get()
-            if piece:
-                return piece
-            self._open -= 1
-        return b""
+            if self._held is not None:
+                item, self._held = self._held, None
+            elif parts:
+                try:
+                    item = self._pieces.get_nowait()
+                except asyncio.QueueEmpty:
+                    break
+            else:
+                item = await self._pieces.get()
+            if not item[1]:
+                self._open -= 1
+                continue
+            if parts and (item[0] != source or size + len(item[1]) > PIECE_BYTES):
+                self._held = item
+                break
+            parts.append(item[1])
+            size, source = size + len(item[1]), item[0]
+        return parts[0] if len(parts) == 1 else b"".join(parts)
 
     async def write(self, data: bytes) -> None:
         stdin = self._proc.stdin
@@ -209,7 +241,10 @@ async def start_exec(binary: str, container: str, request: ExecRequest) -> PipeE
                 stdin=asyncio.subprocess.PIPE if request.stdin else asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
+                limit=PIECE_BYTES // 2,  # each stream's buffer holds up to a piece before the pipe waits
             )
+            if proc.stdin is not None:
+                _widen(proc.stdin)
             return PipeExec(proc, marker)
         master, subordinate = os.openpty()
         try:

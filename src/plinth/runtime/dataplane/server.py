@@ -50,6 +50,8 @@ from plinth.runtime.tasks import cancel_and_wait
 log = logging.getLogger("plinth.runtime.dataplane")
 
 READ_BYTES = 64 * 1024
+#: A connection's read buffer: a websocket (a ``cp`` upload) is read a megabyte at a time.
+STREAM_LIMIT = 1024 * 1024
 #: A request's head and body must arrive within this, and an idle kept-alive connection closes.
 IDLE_S = 60.0
 MAX_BODY = 64 * 1024
@@ -80,7 +82,7 @@ class DataPlane:
 
     async def start(self, host: str, port: int) -> int:
         """Listen on ``host:port`` (loopback: the caller checked); the port bound."""
-        self._server = await asyncio.start_server(self._connection, host, port, limit=READ_BYTES)
+        self._server = await asyncio.start_server(self._connection, host, port, limit=STREAM_LIMIT)
         return int(self._server.sockets[0].getsockname()[1])
 
     async def close(self) -> None:

@@ -9,16 +9,19 @@ describes it.
    on its workload, with the audit record (``access.py``). A refusal ends the session with the
    text ``Unauthorized: <reason>``, and nothing runs.
 3. The command starts at once (the engine's streamed exec); its output goes out verbatim as
-   binary messages; input comes in frame by frame (binary pieces as stdin, the last piece's end
-   as end of input) or, with a terminal, as ``{"type": "data"|"resize", "buffer", "width",
-   "height"}`` text messages. With ``writeReceivedBytes`` (a ``cp`` upload) the input is answered
-   with the byte counts the CLI's progress adds up (``tarcount.py``), in batches of at least
+   binary messages, each followed by a ping carrying the bytes sent so far, and the next one
+   only once the client's pong acknowledged them (what came meanwhile gathers into it); input
+   comes in frame by frame (binary pieces as stdin, the last piece's end as end of input) or,
+   with a terminal, as ``{"type": "data"|"resize", "buffer", "width", "height"}`` text
+   messages. With ``writeReceivedBytes`` (a ``cp`` upload) the input is answered with the byte
+   counts the CLI's progress adds up (``tarcount.py``), in batches of at least
    :data:`COUNT_EVERY` bytes, at the end of the input, and when the process ends.
 4. The API is asked again every ``RECHECK_S``: a revoked key or a withdrawn permission ends the
    session (``Unauthorized: ...``, the process killed).
 5. When the command ends, a non-zero exit code is reported as the text ``Failed to create
    terminal session: command terminated with exit code N`` (what the CLI turns into its own
-   exit code, ``commands/workload.js`` and ``commands/cp.js`` of 3.10.1), and the socket closes.
+   exit code, ``commands/workload.js`` and ``commands/cp.js`` of 3.10.1), and the socket closes,
+   once the client acknowledged all of the output and answered :data:`SETTLE_ROUNDS` more pings.
 """
 
 from __future__ import annotations
@@ -48,15 +51,11 @@ PERMISSION = "connect"
 #: A ``cp`` upload's counts go in batches of at least this many bytes (and at its end): one a
 #: frame would be one message each way for every 64 KiB.
 COUNT_EVERY = 1024 * 1024
-#: How long a session stays open after its output (see ``Session._output``): nothing after less
-#: than :data:`LINGER_FROM` bytes (a client prints that at once), else :data:`LINGER_BASE_S` and a
-#: second for each :data:`LINGER_BYTES_PER_S` bytes sent, at most the cap. The official CLI
-#: extracted a ``cp`` download at 5 to 10 MB/s on a loaded 2-core machine (``bench.dataplane``),
-#: and a full suite's load once made it miss a 20 MiB download's end at 100 MB/s.
-LINGER_FROM = 64 * 1024
-LINGER_BASE_S = 0.5
-LINGER_BYTES_PER_S = 5_000_000
-LINGER_MAX_S = 60.0
+#: How far the output may run ahead of what the client acknowledged (``Session._output``): none,
+#: each message waits for the client's pong of the one before.
+AHEAD_BYTES = 0
+#: Ping round trips after the client acknowledged the last byte, before the close (``_output``).
+SETTLE_ROUNDS = 3
 
 
 class Session:
@@ -153,20 +152,22 @@ class Session:
                 await self._say(f"{FAILED}command terminated with exit code {code}")
 
     async def _output(self, stream: ExecStream) -> int:
-        """Send the output as it comes; the exit code once it ended."""
+        """Send the output as it comes, each message once the client acknowledged everything
+        before it (:data:`AHEAD_BYTES`), so that what the engine says meanwhile gathers into the
+        next, larger message; the exit code once it ended, the client acknowledged all of it,
+        and :data:`SETTLE_ROUNDS` more ping round trips passed (docs/runtime.md, "The data
+        plane", step 6, says why: the official CLI's ``cp`` download)."""
         sent = 0
         while chunk := await stream.read():
             await self.ws.send(chunk)
             sent += len(chunk)
+            self.ws.mark(sent)
+            await self.ws.acknowledged(sent - AHEAD_BYTES)
         code = await stream.wait()
-        if sent >= LINGER_FROM:
-            # The official CLI's ``cp`` download checks, as soon as the socket closes, that
-            # every file it was extracting was written whole (``commands/cp.js``,
-            # ``copyFromWorkload``), while its extraction may still be writing what it got:
-            # wait until it has read everything (a ping answered), then give it time in
-            # proportion to what it is writing.
-            await self.ws.delivered(LINGER_MAX_S)
-            await asyncio.sleep(min(LINGER_MAX_S, LINGER_BASE_S + sent / LINGER_BYTES_PER_S))
+        await self.ws.acknowledged(sent)
+        for extra in range(1, SETTLE_ROUNDS + 1 if sent else 1):
+            self.ws.mark(sent + extra)  # a count past the output: one more round trip each
+            await self.ws.acknowledged(sent + extra)
         return code
 
     async def _input(self, stream: ExecStream, request: SessionRequest) -> None:

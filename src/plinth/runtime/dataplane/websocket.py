@@ -6,6 +6,12 @@ assembled or capped, and each piece says whether it ends its message. Text messa
 control messages here (a session's request, keystrokes, resizes): they are assembled, up to
 :data:`MAX_TEXT` characters. Pings are answered at once; the client's close is answered and
 ends :meth:`WebSocket.receive`.
+
+Outgoing data can be **acknowledged**: :meth:`WebSocket.mark` sends a ping carrying the number
+of bytes sent so far, and :meth:`WebSocket.acknowledged` waits until the client's pong carries
+a number at least as large. A client answers a ping once it has parsed every frame before it
+(RFC 6455, 5.5.2: it MUST answer; pongs come in order), so an acknowledged count is what the
+client's own code has been handed, not merely what reached its socket.
 """
 
 from __future__ import annotations
@@ -18,7 +24,8 @@ from wsproto.connection import Connection, ConnectionState, ConnectionType
 from wsproto.events import BytesMessage, CloseConnection, Message, Ping, Pong, TextMessage
 from wsproto.frame_protocol import CloseReason
 
-READ_BYTES = 64 * 1024
+#: What one read takes from the socket (a ``cp`` upload comes as fast as the client sends).
+READ_BYTES = 1024 * 1024
 MAX_TEXT = 1024 * 1024
 CLOSE_WAIT_S = 2.0
 
@@ -49,6 +56,9 @@ class WebSocket:
         self._text: list[str] = []
         self._text_size = 0
         self._pong = asyncio.Event()
+        #: The largest byte count a pong has echoed (:meth:`mark`).
+        self._acked = 0
+        self._gone = False
 
     @property
     def open(self) -> bool:
@@ -65,6 +75,8 @@ class WebSocket:
             except ConnectionError:
                 data = b""
             if not data:
+                self._gone = True
+                self._pong.set()  # nothing more will be acknowledged
                 return None
             self._ws.receive_data(data)
         return self._pending.pop(0)
@@ -74,8 +86,12 @@ class WebSocket:
             if isinstance(event, Ping):
                 self._write(self._ws.send(event.response()))
             elif isinstance(event, Pong):
+                payload = bytes(event.payload)
+                if payload.isdigit():
+                    self._acked = max(self._acked, int(payload))
                 self._pong.set()
             elif isinstance(event, CloseConnection):
+                self._pong.set()  # nothing more will be acknowledged
                 if self._ws.state == ConnectionState.REMOTE_CLOSING:
                     self._write(self._ws.send(event.response()))
                 self._pending.append(None)
@@ -111,19 +127,19 @@ class WebSocket:
         with contextlib.suppress(ConnectionError):
             await self._writer.drain()
 
-    async def delivered(self, timeout_s: float) -> bool:
-        """Whether the client has read everything sent so far: a ping, answered within
-        ``timeout_s`` (a client answers once it has parsed what came before). Someone must be
-        reading (:meth:`receive`) meanwhile."""
-        self._pong.clear()
-        if not self.open:
-            return False
-        self._write(self._ws.send(Ping(b"delivered")))
-        try:
-            async with asyncio.timeout(timeout_s):
-                await self._pong.wait()
-        except TimeoutError:
-            return False
+    def mark(self, sent: int) -> None:
+        """Ask the client to acknowledge ``sent`` bytes: a ping carrying the number."""
+        if self.open:
+            self._write(self._ws.send(Ping(str(sent).encode())))
+
+    async def acknowledged(self, sent: int) -> bool:
+        """Wait until a pong acknowledged ``sent`` bytes (:meth:`mark`); ``False`` once the
+        connection is gone first. Someone must be reading (:meth:`receive`) meanwhile."""
+        while self._acked < sent:
+            if self._gone or not self.open:
+                return False
+            self._pong.clear()
+            await self._pong.wait()
         return True
 
     async def close(self, code: int = CloseReason.NORMAL_CLOSURE, reason: str = "") -> None:
