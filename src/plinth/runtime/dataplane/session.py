@@ -21,7 +21,8 @@ describes it.
 5. When the command ends, a non-zero exit code is reported as the text ``Failed to create
    terminal session: command terminated with exit code N`` (what the CLI turns into its own
    exit code, ``commands/workload.js`` and ``commands/cp.js`` of 3.10.1), and the socket closes,
-   once the client acknowledged all of the output and answered :data:`SETTLE_ROUNDS` more pings.
+   once the client acknowledged all of the output, answered :data:`SETTLE_ROUNDS` more pings,
+   and as long again as its slowest acknowledgement took has passed.
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ COUNT_EVERY = 1024 * 1024
 AHEAD_BYTES = 0
 #: Ping round trips after the client acknowledged the last byte, before the close (``_output``).
 SETTLE_ROUNDS = 3
+#: The most the close then waits, as long as the client's slowest acknowledgement took.
+SETTLE_MAX_S = 10.0
 
 
 class Session:
@@ -155,19 +158,25 @@ class Session:
         """Send the output as it comes, each message once the client acknowledged everything
         before it (:data:`AHEAD_BYTES`), so that what the engine says meanwhile gathers into the
         next, larger message; the exit code once it ended, the client acknowledged all of it,
-        and :data:`SETTLE_ROUNDS` more ping round trips passed (docs/runtime.md, "The data
-        plane", step 6, says why: the official CLI's ``cp`` download)."""
-        sent = 0
+        :data:`SETTLE_ROUNDS` more ping round trips passed, and then as long again as the
+        client's slowest acknowledgement took (docs/runtime.md, "The data plane", step 6, says
+        why: the official CLI's ``cp`` download)."""
+        loop = asyncio.get_running_loop()
+        sent, slowest = 0, 0.0
         while chunk := await stream.read():
             await self.ws.send(chunk)
             sent += len(chunk)
             self.ws.mark(sent)
+            started = loop.time()
             await self.ws.acknowledged(sent - AHEAD_BYTES)
+            slowest = max(slowest, loop.time() - started)
         code = await stream.wait()
         await self.ws.acknowledged(sent)
         for extra in range(1, SETTLE_ROUNDS + 1 if sent else 1):
             self.ws.mark(sent + extra)  # a count past the output: one more round trip each
             await self.ws.acknowledged(sent + extra)
+        if sent:
+            await asyncio.sleep(min(slowest, SETTLE_MAX_S))
         return code
 
     async def _input(self, stream: ExecStream, request: SessionRequest) -> None:
