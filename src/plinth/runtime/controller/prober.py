@@ -27,6 +27,11 @@ list them again (one engine ``list``), which is only when something may have cha
   lists, as if there were no stream;
 - **the safety net**: at least every :data:`RELIST_S` whatever the stream says.
 
+A list that is due waits while a pass runs, for up to :data:`PASS_DEFER_S` of it: the pass's
+own engine commands (a stack's replicas starting) would contend with it for the engine's lock,
+and the pass's end starts a round, which lists. A longer pass (a rollout waiting for readiness)
+does not hold the prober's lists back beyond that.
+
 Between lists, probes run against the containers of the last list (their ids and ports): a
 container that changed since has an event, and the round after it lists again.
 """
@@ -57,6 +62,9 @@ CHANGES = frozenset(
 WARMUP_S = 1.0
 #: The longest the prober goes without listing, whatever the events say.
 RELIST_S = 10.0
+#: A round does not list while a pass that started less than this long ago runs (it probes
+#: the containers of the last list): the pass's end asks for a round, which lists.
+PASS_DEFER_S = 2.0
 #: Back-off between restarts of an event stream that ended.
 RESTART_MIN_S, RESTART_MAX_S = 1.0, 30.0
 
@@ -151,7 +159,7 @@ async def probe_forever(loop: ControlLoop, tick_s: float) -> None:
         while True:
             loop.probe_soon.clear()  # what asks for a round from now on gets one more
             try:
-                if watch.list_due(loop.passes, loop.cron.changes):
+                if watch.list_due(loop.passes, loop.cron.changes) and not _pass_young(loop):
                     infos = await watch.list(loop.passes, loop.cron.changes)
                 ended = any(not info.running and slot_of(info.labels) for info in infos)
                 now_listed = {(info.name, info.running) for info in infos if slot_of(info.labels)}
@@ -191,6 +199,13 @@ async def probe_forever(loop: ControlLoop, tick_s: float) -> None:
         if restart_wake is not None:
             restart_wake.cancel()
         await cancel_and_wait(follower)
+
+
+def _pass_young(loop: ControlLoop) -> bool:
+    """Whether a pass runs that started less than :data:`PASS_DEFER_S` ago: the round does
+    not list then (module docstring)."""
+    started = loop.pass_started
+    return started is not None and time.monotonic() - started < PASS_DEFER_S
 
 
 def _workloads(infos: list[ContainerInfo], appeared: set[str], changed: set[str]) -> set[str]:

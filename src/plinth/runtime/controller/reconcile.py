@@ -288,6 +288,14 @@ class _Step:
             await self.drain([c.name for c in first if c.running])
         for info in first:
             await _retire(driver, info.name, report)
+        stateful = spec.labels.get(TYPE) == "stateful"
+        if self.gate is not None and not (later or stateful or replacing or self.in_place):
+            # A new replica beside nothing it replaces: started without a look. Whether it keeps
+            # running is the gate's to see (the pass's own list, then the prober: one that ends
+            # is retired and counted as a crash by the next pass), and nothing waits on it here.
+            await driver.start(target)
+            report.created.append(target.name)
+            return
         started = await driver.run(target)
         report.created.append(target.name)
         try:
@@ -297,7 +305,6 @@ class _Step:
             if self.gate is not None:
                 self.gate.crashed(slot, digest, str(exc))
             raise
-        stateful = spec.labels.get(TYPE) == "stateful"
         if self.gate is not None and (later or stateful or (self.in_place and replacing)):
             # A surge retires the old replica only once the new one is ready; a stateful
             # workload starts its next replica only once this one is (Kubernetes' OrderedReady).
