@@ -253,6 +253,8 @@ class ControlLoop:
                 report = await self._run_pass()
             finally:
                 self.pass_started = None
+            if self._deferred and not report.changed:
+                self._debounce.release()  # it did nothing: the next one starts without the window
         if report.changed or self._engine_moved:
             self.probe_soon.set()  # see the new containers now, not at the prober's next tick
         return report
