@@ -32,7 +32,11 @@ and the volumes of volume sets that are gone (``volumes.VolumeKeeper``), and the
 workloads that are gone (``logkeeper.LogKeeper``).
 
 **Reporting.** ``after_pass`` (``reporter.Reporter``) runs at the end of every pass: it posts
-what the supervisor observed to the API. A failure is an error of the pass (key ``report``).
+what the supervisor observed to the API, the supervisor having seen the pass's own list (the one
+the gateway's routes are built from: ``Supervisor.seen``), so the replicas the pass started are
+in it. A pass that ends with another already asked for leaves the gateway and the report to that
+one (never two passes in a row), and when it changed nothing it holds no debounce window. A
+failure is an error of the pass (key ``report``).
 When only what the prober sees changed (a readiness verdict, a new container listed), there is
 nothing to reconcile: :meth:`ControlLoop.report_observed` loads the gateway's routes and calls
 ``after_probe`` (``Reporter.after_probe``) for just those workloads, at once, with the last
