@@ -29,7 +29,8 @@ list them again (one engine ``list``), which is only when something may have cha
 
 A list that is due waits while a pass runs, for up to :data:`PASS_DEFER_S` of it: the pass's
 own engine commands (a stack's replicas starting) would contend with it for the engine's lock,
-and the pass's end starts a round, which lists. A longer pass (a rollout waiting for readiness)
+and the pass's end starts a round, which lists. Meanwhile the cron runner's tick works on the
+last list too, rather than listing for itself. A longer pass (a rollout waiting for readiness)
 does not hold the prober's lists back beyond that.
 
 Between lists, probes run against the containers of the last list (their ids and ports): a
@@ -159,7 +160,8 @@ async def probe_forever(loop: ControlLoop, tick_s: float) -> None:
         while True:
             loop.probe_soon.clear()  # what asks for a round from now on gets one more
             try:
-                if watch.list_due(loop.passes, loop.cron.changes) and not _pass_young(loop):
+                young = _pass_young(loop)
+                if watch.list_due(loop.passes, loop.cron.changes) and not young:
                     infos = await watch.list(loop.passes, loop.cron.changes)
                 ended = any(not info.running and slot_of(info.labels) for info in infos)
                 now_listed = {(info.name, info.running) for info in infos if slot_of(info.labels)}
@@ -182,8 +184,9 @@ async def probe_forever(loop: ControlLoop, tick_s: float) -> None:
             if restart is not None:
                 restart_wake = aio.call_later(max(0.0, restart - supervisor.clock()), loop.wake)
             try:
-                # The last list, unless something changed since: then the cron runner lists.
-                current = infos if watch.unchanged(loop.passes, loop.cron.changes) else None
+                # The last list, unless something changed since: then the cron runner lists
+                # (but not during a young pass either: the round after the pass lists).
+                current = infos if young or watch.unchanged(loop.passes, loop.cron.changes) else None
                 before = loop.job_states()
                 await loop.cron.tick(loop.informer.workloads, loop.informer.gvcs, current)
                 if loop.job_states() != before:
