@@ -30,8 +30,8 @@ list them again (one engine ``list``), which is only when something may have cha
 A list that is due waits while a pass runs, for up to :data:`PASS_DEFER_S` of it: the pass's
 own engine commands (a stack's replicas starting) would contend with it for the engine's lock,
 and the pass's end starts a round, which lists. Meanwhile the cron runner's tick works on the
-last list too, rather than listing for itself. A longer pass (a rollout waiting for readiness)
-does not hold the prober's lists back beyond that.
+last list too, rather than listing for itself, unless the runner acted since that list. A
+longer pass (a rollout waiting for readiness) does not hold the prober's lists back beyond that.
 
 Between lists, probes run against the containers of the last list (their ids and ports): a
 container that changed since has an event, and the round after it lists again.
@@ -112,6 +112,10 @@ class EngineWatch:
         what runs, and ``marks`` as they were."""
         return not self.stale and marks == self._marks
 
+    def kept(self, index: int, mark: int) -> bool:
+        """Whether the ``index``-th of the marks is what it was at the last list (events aside)."""
+        return index < len(self._marks) and self._marks[index] == mark
+
     async def list(self, *marks: int) -> list[ContainerInfo]:
         """List the scope now. Marked fresh *before* the call: an event arriving during it makes
         the next round list again."""
@@ -184,9 +188,11 @@ async def probe_forever(loop: ControlLoop, tick_s: float) -> None:
             if restart is not None:
                 restart_wake = aio.call_later(max(0.0, restart - supervisor.clock()), loop.wake)
             try:
-                # The last list, unless something changed since: then the cron runner lists
-                # (but not during a young pass either: the round after the pass lists).
-                current = infos if young or watch.unchanged(loop.passes, loop.cron.changes) else None
+                # The last list, unless something changed since: then the cron runner lists. During
+                # a young pass it gets the last list as long as it did nothing itself since (the
+                # round after the pass lists): a list from before its own action would mislead it.
+                kept = young and watch.kept(1, loop.cron.changes)
+                current = infos if kept or watch.unchanged(loop.passes, loop.cron.changes) else None
                 before = loop.job_states()
                 await loop.cron.tick(loop.informer.workloads, loop.informer.gvcs, current)
                 if loop.job_states() != before:
