@@ -365,14 +365,30 @@ def engine_run(spec: ReplicaSpec) -> str:
     return spec.labels[containers.TEST_RUN]
 
 
-def test_create_itself_refuses_a_name_in_use(engine: CliEngine, make: Any, run_async: RunAsync) -> None:
+def test_run_itself_refuses_a_name_in_use(engine: CliEngine, make: Any, run_async: RunAsync) -> None:
+    """``run --detach`` refuses the name (no ``inspect`` before it), through ``run`` and through
+    ``start`` (``run`` without its report), and the running container is left alone."""
     spec = make(command="/bin/sh", args=["-c", IDLE])
     first = run_async(engine.run(spec))
-    with pytest.raises(EngineError) as raised:
-        run_async(engine.run(replace(spec, env={"OTHER": "1"})))
-    assert "a container of that name exists" in str(raised.value)
-    still = run_async(engine.inspect(spec.name))
-    assert still is not None and still.running and still.id == first.id
+    for again in (engine.run, engine.start):
+        with pytest.raises(EngineError) as raised:
+            run_async(again(replace(spec, env={"OTHER": "1"})))
+        assert "a container of that name exists" in str(raised.value)
+        still = run_async(engine.inspect(spec.name))
+        assert still is not None and still.running and still.id == first.id
+
+
+def test_start_makes_and_starts_a_container_without_reporting_it(
+    engine: CliEngine, make: Any, run_async: RunAsync
+) -> None:
+    spec = make("-start", command="/bin/sh", args=["-c", IDLE])
+    assert run_async(engine.start(spec)) is None
+    info = run_async(engine.inspect(spec.name))
+    assert info is not None and info.running and info.spec_hash == engine.digest(spec)
+    no_such_command = make("-start-cmd", command="/no/such/binary")
+    with pytest.raises(EngineError):
+        run_async(engine.start(no_such_command))
+    assert run_async(engine.inspect(no_such_command.name)) is None  # a failed start leaves nothing
 
 
 def test_an_image_known_present_but_removed_behind_the_drivers_back_is_looked_up_again(

@@ -137,3 +137,23 @@ def test_after_quiet_the_pass_waits_for_a_burst_to_pause_but_no_longer_than_the_
         assert all(s <= 0.02 + 1e-9 for s in clock.slept)
 
     asyncio.run(scenario())
+
+
+def test_a_released_pass_holds_no_window() -> None:
+    """The loop releases a pass that did nothing and left its work to the next (the rest of an
+    apply came in while it ran): the next starts once the wake-ups pause, not at the window's end."""
+    clock = Clock()
+
+    async def scenario() -> None:
+        debounce = LeadingDebounce(0.1, settle_s=0.02, clock=clock, sleep=clock.sleep)
+        debounce.wake()
+        await debounce.next_pass()  # the first pass runs from 100.02
+        clock.slept.clear()
+        clock.now += 0.03
+        debounce.wake()  # while it ran
+        debounce.release()
+        await debounce.next_pass()
+        assert clock.slept == [pytest.approx(0.02)]  # one settle, not the 0.07 left of the window
+        assert debounce.started == pytest.approx(100.07)
+
+    asyncio.run(scenario())

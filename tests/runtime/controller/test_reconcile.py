@@ -138,6 +138,9 @@ class Watching:
     async def run(self, spec: ReplicaSpec) -> ContainerInfo:
         return await self.inner.run(spec)
 
+    async def start(self, spec: ReplicaSpec) -> None:
+        await self.inner.start(spec)
+
     async def list(self, labels: Mapping[str, str] | None = None) -> list[ContainerInfo]:
         return await self.inner.list(labels)
 

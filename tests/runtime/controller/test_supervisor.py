@@ -232,3 +232,30 @@ def test_a_surge_retires_the_old_replica_only_once_the_new_one_is_ready(
         assert [i.id for i in run_async(engine.list(world.scope))] == [kept.id]
     finally:
         run_async(reconcile([], engine, scope=world.scope))
+
+
+def test_a_pass_list_seen_makes_a_new_replica_without_a_readiness_probe_ready_before_any_probe(
+    run_async: RunAsync, engine: CliEngine, world: World
+) -> None:
+    """``Supervisor.seen`` (the pass's own list, docs/runtime.md "The gateway"): a container
+    the pass started is observed at once; ready when it needs no probe, not when a readiness
+    probe has yet to pass; no verdict is given (the prober's next round reports the change)."""
+    sup = Supervisor(clock=Clock())
+    plain = _workload(world, "plain", {})
+    probed = _workload(world, "probed", {"readinessProbe": {"tcpSocket": {}, **PROBE}})
+    by_name = {doc["name"]: doc for doc in (plain, probed)}
+    sup.probes_for = lambda info: container_probes(by_name[info.labels["plinth.workload"]], info.labels[CONTAINER])
+    try:
+        report = _pass(run_async, world, engine, sup, plain, probed)
+        assert len(report.created) == 2 and report.errors == {}
+        assert sup.observed() == {}  # no list seen, no probe yet: nothing observed
+        sup.seen(run_async(engine.list(world.scope)))
+        observed = sup.observed()
+        (ready,) = observed[f"{world.org}/main/plain"].replicas
+        (waiting,) = observed[f"{world.org}/main/probed"].replicas
+        assert (ready.ready, ready.message) == (True, "")
+        assert (waiting.ready, waiting.message) == (False, "readiness probe has not passed yet")
+        assert list(sup.ready_ports()) == [("main", "plain", 8080)]
+        assert sup.changed == set()
+    finally:
+        run_async(reconcile([], engine, scope=world.scope))

@@ -1,6 +1,6 @@
 """``ContainerEngine`` for podman and docker, driven through their command-line clients.
 
-The two CLIs agree on everything used here (``create``, ``inspect``'s JSON, ``-p
+The two CLIs agree on everything used here (``run --detach``, ``inspect``'s JSON, ``-p
 127.0.0.1::PORT``, ``--network-alias``, label filters), so one class drives both; it runs them
 as asyncio subprocesses with the process environment as it is, so the engine's own
 configuration applies (podman reads ``CONTAINERS_CONF``, docker ``DOCKER_HOST``), and names no
@@ -16,11 +16,12 @@ Where they differ:
 - ``ps``'s JSON (``listing``) and the events stream's (``events``) have different shapes.
 
 Engine commands are what a pass waits on (each is a CLI start-up plus, with podman, its storage
-lock), so the driver runs as few as it can: ``list`` is one ``ps``; ``run`` lets ``create`` refuse
-a name in use (it checks first only for a spec with secret files, whose engine secrets share the
-container's name); an image, or a network, once known present in this process is not looked up
-again (``create`` is told never to pull: when it fails on an image removed behind the driver's
-back, ``run`` looks again, pulls it and creates once more).
+lock), so the driver runs as few as it can: ``list`` is one ``ps``; ``start`` is one ``run
+--detach`` (create and start in one command), which itself refuses a name in use (checked first
+only for a spec with secret files, whose engine secrets share the container's name); ``run`` is
+``start`` and one ``inspect``; an image, or a network, once known present in this process is not
+looked up again (``run --detach`` is told never to pull: when it fails on an image removed behind
+the driver's back, ``start`` looks again, pulls it and runs once more).
 """
 
 from __future__ import annotations
@@ -73,6 +74,10 @@ _GONE = ("no such", "not known", "not found")
 #: ``create``'s refusal of a name in use: podman's "that name is already in use", docker's
 #: "Conflict. The container name ... is already in use".
 _TAKEN = "already in use"
+
+
+class _NameTaken(Exception):
+    """``run`` refused the name: a container of that name exists (and is not this call's)."""
 
 
 def find_engine(choice: str | None = None, hash_key: bytes = b"") -> CliEngine:
@@ -251,6 +256,13 @@ class CliEngine:
     # Containers
 
     async def run(self, spec: ReplicaSpec) -> ContainerInfo:
+        await self.start(spec)
+        info = await self.inspect(spec.name)
+        if info is None:
+            raise EngineError(f"container {spec.name} vanished right after it started")
+        return info
+
+    async def start(self, spec: ReplicaSpec) -> None:
         # Replicas are reached by users' exec sessions: never the host's namespaces. The driver
         # passes no --privileged, --pid, --ipc or --userns; a network naming the host's (or
         # another container's, ``container:NAME``, or a path, ``ns:PATH``) is refused.
@@ -262,7 +274,7 @@ class CliEngine:
         labels = {**spec.labels, MANAGED: "true", SPEC_HASH: self.digest(spec)}
         if secrets:
             labels[SECRETS] = ",".join(secrets)
-        args = ["create", "--name", spec.name, "--pull", "never"]
+        args = ["run", "--detach", "--name", spec.name, "--pull", "never"]
         # A file the log collector reads (runtime/logs), bounded by the engine's own rotation.
         args += ["--log-driver", LOG_DRIVERS[self.name], "--log-opt", f"max-size={LOG_FILE_MAX}"]
         args += _label_args(labels)
@@ -297,48 +309,49 @@ class CliEngine:
         # ``create`` itself refuses a name in use (one command less).
         if secrets and await self.inspect(spec.name) is not None:
             raise EngineError(f"creating container {spec.name}: a container of that name exists")
-        created = False
+        made = False  # whether a container of this call may exist (``run`` got past its name check)
         try:
             for secret, file in zip(secrets, spec.secret_files, strict=True):
                 await self._call("secret", "rm", secret)  # a leftover of a failed attempt
                 store = ("secret", "create", *_label_args(labels), secret, "-")  # the value comes on stdin
                 await self._check(f"storing secret file {file.path}", *store, stdin=file.value)
-            await self._create(spec, args, passed)
-            created = True
-            await self._check(f"starting container {spec.name}", "start", spec.name)
+            made = True
+            await self._run(spec, args, passed)
+        except _NameTaken:
+            # Refused before anything was made: the container of that name is not this call's.
+            await asyncio.shield(self._remove(None, secrets))
+            raise EngineError(f"creating container {spec.name}: a container of that name exists") from None
         except asyncio.CancelledError:
             # The caller is stopping (a controller on SIGTERM), which is no failure: a container
             # made stays, labelled, for the next pass to adopt (its start may well have gone
             # through) or replace. Secrets made for a container not made go.
-            if not created:
+            if not made:
                 await asyncio.shield(self._remove(None, secrets))
             raise
         except BaseException:
-            # Leave nothing half-made behind.
-            await asyncio.shield(self._remove(spec.name if created else None, secrets))
+            # Leave nothing half-made behind (``run`` may have created it and failed to start it).
+            await asyncio.shield(self._remove(spec.name if made else None, secrets))
             raise
-        info = await self.inspect(spec.name)
-        if info is None:
-            raise EngineError(f"container {spec.name} vanished right after it started")
-        return info
 
-    async def _create(self, spec: ReplicaSpec, args: Sequence[str], env: Mapping[str, str]) -> None:
-        """``create``, mapping a name in use to its own message; an image the driver knew present
-        but that is gone (removed behind its back) is pulled, and ``create`` tried once more."""
+    async def _run(self, spec: ReplicaSpec, args: Sequence[str], env: Mapping[str, str]) -> None:
+        """``run --detach`` (create and start in one command), raising :class:`_NameTaken` for a
+        name in use. A failure after the create (the start's) leaves the container made, for
+        the caller to remove. An image the driver knew present but that is gone (removed behind
+        its back) is pulled, and ``run`` tried once more (nothing was created then)."""
         for attempt in (1, 2):
             code, _, err = await self._call(*args, env=env)
             if code == 0:
                 return
             message = err.decode(errors="replace").strip() or f"exit code {code}"
             if _TAKEN in message.lower() and "name" in message.lower():
-                raise EngineError(f"creating container {spec.name}: a container of that name exists")
+                raise _NameTaken(message)
             self._networks.discard(spec.network or "")  # the next ensure_network looks again
             if attempt == 1 and spec.image in self._images:
                 self._images.discard(spec.image)
                 if not await self.image_present(spec.image):
                     await self.pull(spec.image)
                     continue
-            raise EngineError(f"creating container {spec.name}: {message}")
+            raise EngineError(f"running container {spec.name}: {message}")
 
     async def list(self, labels: Mapping[str, str] | None = None) -> list[ContainerInfo]:
         # One ``ps`` gives all a list needs (``listing``'s docstring says what is less exact).

@@ -276,6 +276,12 @@ class ContainerEngine(Protocol):
         call leaves a container it made, for the caller's next pass to adopt or replace)."""
         ...
 
+    async def start(self, spec: ReplicaSpec) -> None:
+        """:meth:`run` without the report: the container is made and started (the same
+        refusals and clean-up), and nothing more is asked of the engine (a caller that watches
+        the engine anyway, as the controller does, learns the rest from its next list)."""
+        ...
+
     async def list(self, labels: Mapping[str, str] | None = None) -> list[ContainerInfo]:
         """Every managed container (running or not) carrying all of ``labels``."""
         ...

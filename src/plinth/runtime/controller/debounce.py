@@ -13,6 +13,10 @@ prober, a retry) into pass starts:
 - **wake-ups within the window coalesce**: those arriving while a pass runs, or within
   ``window_s`` of its start, make *one* next pass, which starts when the window ends (a burst of
   writes, ``cpln apply`` of a stack, costs at most one more pass than a trailing debounce);
+- **a pass that did nothing holds no window** (:meth:`LeadingDebounce.release`, called by the
+  loop for a pass that changed nothing in the engine and left the gateway and the report to the
+  next pass, never two passes in a row): the first pass of an apply that saw only its GVC does
+  not hold back the one that creates the workloads until its window ends;
 - **none is lost**: the wake-up flag is cleared just before a pass starts, never after, so a
   wake-up arriving during a pass (or during the wait) always leads to a pass that starts after
   it; passes never overlap because the loop runs them one after the other from one task.
@@ -52,6 +56,12 @@ class LeadingDebounce:
         """Ask for a pass (safe to call any number of times: they coalesce)."""
         self._wakes += 1
         self._wake.set()
+
+    def release(self) -> None:
+        """The pass that started last holds no window: the next starts as after quiet (once the
+        wake-ups pause for ``settle_s``). For a pass that did nothing, so that the pass it left
+        its work to (the rest of a burst came in while it ran) is not held back for nothing."""
+        self.started = None
 
     @property
     def pending(self) -> bool:

@@ -32,7 +32,11 @@ and the volumes of volume sets that are gone (``volumes.VolumeKeeper``), and the
 workloads that are gone (``logkeeper.LogKeeper``).
 
 **Reporting.** ``after_pass`` (``reporter.Reporter``) runs at the end of every pass: it posts
-what the supervisor observed to the API. A failure is an error of the pass (key ``report``).
+what the supervisor observed to the API, the supervisor having seen the pass's own list (the one
+the gateway's routes are built from: ``Supervisor.seen``), so the replicas the pass started are
+in it. A pass that ends with another already asked for leaves the gateway and the report to that
+one (never two passes in a row), and when it changed nothing it holds no debounce window. A
+failure is an error of the pass (key ``report``).
 When only what the prober sees changed (a readiness verdict, a new container listed), there is
 nothing to reconcile: :meth:`ControlLoop.report_observed` loads the gateway's routes and calls
 ``after_probe`` (``Reporter.after_probe``) for just those workloads, at once, with the last
@@ -48,6 +52,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any
 
@@ -159,6 +164,10 @@ class ControlLoop:
         self.probe_soon = asyncio.Event()
         #: The engine's events since a pass began: the prober's round runs after the pass.
         self._engine_moved = False
+        #: The last pass left the gateway and the report to the next (:meth:`_run_pass`).
+        self._deferred = False
+        #: When the pass running now started (``time.monotonic()``), ``None`` between passes.
+        self.pass_started: float | None = None
         #: Drops the log lines of the org's workloads that are gone (``logkeeper.py``), if any.
         self.logs = logs
         #: Cron workloads' runs (``cron.executions()``), ticked every :data:`PROBE_TICK_S`.
@@ -243,7 +252,13 @@ class ControlLoop:
         same time as another, or as a report between passes."""
         async with self._acting:
             self._engine_moved = False
-            report = await self._run_pass()
+            self.pass_started = time.monotonic()
+            try:
+                report = await self._run_pass()
+            finally:
+                self.pass_started = None
+            if self._deferred and not report.changed:
+                self._debounce.release()  # it did nothing: the next one starts without the window
         if report.changed or self._engine_moved:
             self.probe_soon.set()  # see the new containers now, not at the prober's next tick
         return report
@@ -276,12 +291,20 @@ class ControlLoop:
         self.last_report = report
         self.last_plan = (specs, held, report)
         self.errors = dict(report.errors)
-        await self._update_gateway(report)
-        if self.after_pass is not None:
-            try:
-                await self.after_pass(self, specs, held, report)
-            except Exception as exc:  # a failed report must not end the loop: retried
-                report.errors["report"] = str(exc)
+        if self._debounce.pending and not self._deferred:
+            # Another pass is asked for already (the rest of an apply's writes came in while
+            # this one ran): it loads the routes and reports, from a newer cache, sooner than
+            # this one would finish doing it. Never twice in a row, so writes that keep coming
+            # never hold the gateway and the reports back.
+            self._deferred = True
+        else:
+            self._deferred = False
+            await self._update_gateway(report)
+            if self.after_pass is not None:
+                try:
+                    await self.after_pass(self, specs, held, report)
+                except Exception as exc:  # a failed report must not end the loop: retried
+                    report.errors["report"] = str(exc)
         self.passes += 1  # last: a reader that sees the count sees the pass's report
         if report.changed or report.errors:
             log.info(
@@ -304,12 +327,17 @@ class ControlLoop:
             return
         await asyncio.sleep(DRAIN_S)  # requests in flight to them finish first
 
-    async def _load_routes(self, exclude: Sequence[str] = ()) -> None:
+    async def _load_routes(self, exclude: Sequence[str] = (), *, observe: bool = False) -> None:
         """Load the routes of the cache's domains and workloads to the ready replicas, as the
-        engine lists them now (not as the prober last saw them: a rollout just changed them)."""
+        engine lists them now (not as the prober last saw them: a rollout just changed them).
+        ``observe`` (a pass): the supervisor observes that list too (``Supervisor.seen``), so
+        the pass's report counts the containers it started, ready when they need no probe."""
         assert self.gateway is not None
         ready: dict[tuple[str, str, int], list[int]] = {}
-        for info in await self.driver.list(self.scope):
+        infos = await self.driver.list(self.scope)
+        if observe:
+            self.supervisor.seen(infos)
+        for info in infos:
             if info.name not in exclude and slot_of(info.labels) and self.supervisor.is_ready(info):
                 for container_port, host_port in sorted(info.ports.items()):
                     ready.setdefault((info.labels[GVC], info.labels[WORKLOAD], container_port), []).append(host_port)
@@ -330,7 +358,7 @@ class ControlLoop:
         if self.gateway is None:
             return
         try:
-            await self._load_routes()
+            await self._load_routes(observe=True)
         except Exception as exc:  # the gateway's error must not end the loop
             report.errors["gateway"] = str(exc)
 

@@ -27,6 +27,12 @@ list them again (one engine ``list``), which is only when something may have cha
   lists, as if there were no stream;
 - **the safety net**: at least every :data:`RELIST_S` whatever the stream says.
 
+A list that is due waits while a pass runs, for up to :data:`PASS_DEFER_S` of it: the pass's
+own engine commands (a stack's replicas starting) would contend with it for the engine's lock,
+and the pass's end starts a round, which lists. Meanwhile the cron runner's tick works on the
+last list too, rather than listing for itself, unless the runner acted since that list. A
+longer pass (a rollout waiting for readiness) does not hold the prober's lists back beyond that.
+
 Between lists, probes run against the containers of the last list (their ids and ports): a
 container that changed since has an event, and the round after it lists again.
 """
@@ -57,6 +63,9 @@ CHANGES = frozenset(
 WARMUP_S = 1.0
 #: The longest the prober goes without listing, whatever the events say.
 RELIST_S = 10.0
+#: A round does not list while a pass that started less than this long ago runs (it probes
+#: the containers of the last list): the pass's end asks for a round, which lists.
+PASS_DEFER_S = 2.0
 #: Back-off between restarts of an event stream that ended.
 RESTART_MIN_S, RESTART_MAX_S = 1.0, 30.0
 
@@ -102,6 +111,10 @@ class EngineWatch:
         """Whether nothing is known to have changed since the last list: no event that changes
         what runs, and ``marks`` as they were."""
         return not self.stale and marks == self._marks
+
+    def kept(self, index: int, mark: int) -> bool:
+        """Whether the ``index``-th of the marks is what it was at the last list (events aside)."""
+        return index < len(self._marks) and self._marks[index] == mark
 
     async def list(self, *marks: int) -> list[ContainerInfo]:
         """List the scope now. Marked fresh *before* the call: an event arriving during it makes
@@ -151,7 +164,8 @@ async def probe_forever(loop: ControlLoop, tick_s: float) -> None:
         while True:
             loop.probe_soon.clear()  # what asks for a round from now on gets one more
             try:
-                if watch.list_due(loop.passes, loop.cron.changes):
+                young = _pass_young(loop)
+                if watch.list_due(loop.passes, loop.cron.changes) and not young:
                     infos = await watch.list(loop.passes, loop.cron.changes)
                 ended = any(not info.running and slot_of(info.labels) for info in infos)
                 now_listed = {(info.name, info.running) for info in infos if slot_of(info.labels)}
@@ -174,8 +188,11 @@ async def probe_forever(loop: ControlLoop, tick_s: float) -> None:
             if restart is not None:
                 restart_wake = aio.call_later(max(0.0, restart - supervisor.clock()), loop.wake)
             try:
-                # The last list, unless something changed since: then the cron runner lists.
-                current = infos if watch.unchanged(loop.passes, loop.cron.changes) else None
+                # The last list, unless something changed since: then the cron runner lists. During
+                # a young pass it gets the last list as long as it did nothing itself since (the
+                # round after the pass lists): a list from before its own action would mislead it.
+                kept = young and watch.kept(1, loop.cron.changes)
+                current = infos if kept or watch.unchanged(loop.passes, loop.cron.changes) else None
                 before = loop.job_states()
                 await loop.cron.tick(loop.informer.workloads, loop.informer.gvcs, current)
                 if loop.job_states() != before:
@@ -191,6 +208,13 @@ async def probe_forever(loop: ControlLoop, tick_s: float) -> None:
         if restart_wake is not None:
             restart_wake.cancel()
         await cancel_and_wait(follower)
+
+
+def _pass_young(loop: ControlLoop) -> bool:
+    """Whether a pass runs that started less than :data:`PASS_DEFER_S` ago: the round does
+    not list then (module docstring)."""
+    started = loop.pass_started
+    return started is not None and time.monotonic() - started < PASS_DEFER_S
 
 
 def _workloads(infos: list[ContainerInfo], appeared: set[str], changed: set[str]) -> set[str]:

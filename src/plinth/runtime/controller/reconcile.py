@@ -148,6 +148,37 @@ async def reconcile(
         if slot[:3] in hold:
             raise ValueError(f"{spec.name}: a desired spec of workload {'/'.join(slot[:3])}, which is held")
         wanted[slot] = spec
+    # The images and networks the desired replicas need are looked up (made, pulled) side by
+    # side with the list: a replica to create waits for them anyway, and for one adopted they
+    # cost nothing once the driver knows them present (it remembers). Awaited before returning.
+    images: dict[str, asyncio.Task[None]] = {}
+    for spec in wanted.values():
+        _image_task(driver, spec.image, images, pulls)
+        _network_task(driver, spec, scope, images)
+    try:
+        await _reconcile(driver, wanted, images, report, scope, running_timeout_s, hold, gate, rollouts, drain, pulls)
+    except BaseException:  # cancelled (the controller stops): no pull goes on without the pass
+        for task in images.values():
+            task.cancel()
+        raise
+    # Whatever no replica waited on (all adopted): its outcome is the next pass's concern.
+    await asyncio.gather(*images.values(), return_exceptions=True)
+    return report
+
+
+async def _reconcile(
+    driver: ContainerEngine,
+    wanted: Mapping[Slot, ReplicaSpec],
+    images: dict[str, asyncio.Task[None]],
+    report: ReconcileReport,
+    scope: Mapping[str, str],
+    running_timeout_s: float,
+    hold: Collection[WorkloadKey],
+    gate: RestartGate | None,
+    rollouts: Mapping[WorkloadKey, RolloutPolicy] | None,
+    drain: Drain | None,
+    pulls: PullBackoff | None,
+) -> None:
     running: dict[Slot, list[ContainerInfo]] = defaultdict(list)
     for info in await driver.list(scope):
         slot = slot_of(info.labels)
@@ -168,7 +199,6 @@ async def reconcile(
     by_workload: dict[WorkloadKey, list[Slot]] = defaultdict(list)
     for slot in wanted:
         by_workload[slot[:3]].append(slot)
-    images: dict[str, asyncio.Task[None]] = {}
 
     async def one_replica(policy: RolloutPolicy, group: Sequence[Slot], in_place: bool) -> None:
         for slot in group:
@@ -191,7 +221,6 @@ async def reconcile(
             report.errors["/".join(key)] = str(exc)
 
     await asyncio.gather(*(one_workload(key, slots) for key, slots in by_workload.items()))
-    return report
 
 
 async def _ensure_network(
@@ -199,13 +228,21 @@ async def _ensure_network(
 ) -> None:
     """Make the GVC network ``spec`` joins (labelled with the scope, its org and GVC), once per
     pass (it shares the pass's task cache with images, under a key images never have)."""
+    task = _network_task(driver, spec, scope, images)
+    if task is not None:
+        await asyncio.shield(task)
+
+
+def _network_task(
+    driver: ContainerEngine, spec: ReplicaSpec, scope: Mapping[str, str], images: dict[str, asyncio.Task[None]]
+) -> asyncio.Task[None] | None:
     if not spec.network:
-        return
+        return None
     labels = {**scope, MANAGED: "true", ORG: spec.labels[ORG], GVC: spec.labels[GVC]}
     key = f"network:{spec.network}"
     if key not in images:
         images[key] = asyncio.ensure_future(driver.ensure_network(spec.network, labels))
-    await asyncio.shield(images[key])
+    return images[key]
 
 
 async def _ensure_image(
@@ -213,6 +250,12 @@ async def _ensure_image(
 ) -> None:
     """Pull ``image`` unless the engine has it, once per pass however many replicas want it;
     with ``pulls``, a pull that failed is not tried again until its back-off is over."""
+    await asyncio.shield(_image_task(driver, image, images, pulls))
+
+
+def _image_task(
+    driver: ContainerEngine, image: str, images: dict[str, asyncio.Task[None]], pulls: PullBackoff | None
+) -> asyncio.Task[None]:
 
     async def fetch() -> None:
         if await driver.image_present(image):
@@ -231,7 +274,7 @@ async def _ensure_image(
 
     if image not in images:
         images[image] = asyncio.ensure_future(fetch())
-    await asyncio.shield(images[image])
+    return images[image]
 
 
 @dataclass
@@ -288,6 +331,14 @@ class _Step:
             await self.drain([c.name for c in first if c.running])
         for info in first:
             await _retire(driver, info.name, report)
+        stateful = spec.labels.get(TYPE) == "stateful"
+        if self.gate is not None and not (later or stateful or replacing or self.in_place):
+            # A new replica beside nothing it replaces: started without a look. Whether it keeps
+            # running is the gate's to see (the pass's own list, then the prober: one that ends
+            # is retired and counted as a crash by the next pass), and nothing waits on it here.
+            await driver.start(target)
+            report.created.append(target.name)
+            return
         started = await driver.run(target)
         report.created.append(target.name)
         try:
@@ -297,7 +348,6 @@ class _Step:
             if self.gate is not None:
                 self.gate.crashed(slot, digest, str(exc))
             raise
-        stateful = spec.labels.get(TYPE) == "stateful"
         if self.gate is not None and (later or stateful or (self.in_place and replacing)):
             # A surge retires the old replica only once the new one is ready; a stateful
             # workload starts its next replica only once this one is (Kubernetes' OrderedReady).

@@ -181,6 +181,21 @@ class Supervisor:
         self._workload_of = workloads
         return changed or self._ready_names != ready_before
 
+    def seen(self, infos: Iterable[ContainerInfo]) -> None:
+        """The scope's containers as the engine lists them now (a pass's own list, after it
+        started containers): observed from now on, and each new running one watched (its
+        probes start counting), without probing; so a container without a readiness probe is
+        ready as soon as a list shows it running, not a prober round later. Verdicts are left
+        to :meth:`probe`, whose next round reports any change this made (it compares with its
+        own last round)."""
+        self._infos = [i for i in infos if slot_of(i.labels) is not None]
+        if self.probes_for is None:
+            return
+        now = self.clock()
+        for info in self._infos:
+            if info.running:
+                self._watch(info, self.probes_for(info), now)
+
     def _watch(self, info: ContainerInfo, probes: tuple[Probe | None, Probe | None], now: float) -> _Watched:
         watched = self._watched.get(info.name)
         if watched is None or watched.id != info.id or watched.probes != probes:

@@ -157,7 +157,9 @@ class Caddy:
 
     async def load(self, config: dict[str, Any]) -> None:
         """Replace Caddy's whole configuration; :class:`GatewayError` with Caddy's reason if refused."""
-        async with httpx.AsyncClient(timeout=30) as client:
+        # The admin API is plain HTTP on loopback: no TLS context to build (httpx builds one per
+        # client by default, loading the CA bundle: 50 to 150 ms of CPU before every load).
+        async with httpx.AsyncClient(timeout=30, verify=False) as client:
             try:
                 response = await client.post(f"{self.admin_url}/load", json=config)
             except httpx.TransportError as exc:

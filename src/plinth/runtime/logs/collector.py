@@ -9,7 +9,11 @@ per container (each a Go binary of tens of MB):
   (``plinth.org``, ``plinth.gvc``, ``plinth.workload``); one engine ``list`` on each of the
   engine's events that changes what runs (the prober's :data:`~..controller.prober.CHANGES`),
   and at least every :data:`RELIST_S` (events are not replayed, and the stream can end). A new
-  container is inspected once, for its log file.
+  container is inspected once, for its log file. A new container's events (``create``,
+  ``start``) make the list due :data:`NEW_DELAY_S` later, not at once: its engine commands
+  would contend for the engine's lock with the pass starting it and the next ones (a stack's
+  replicas start together), and nothing is lost by waiting (the engine's file holds what it
+  writes, read from its start); a container that ends is listed at once (its ``died``).
 - **When to read.** When inotify says a file changed (:mod:`.filewatch`), or, without
   inotify, every :data:`~.filewatch.POLL_S`; and every file on each list (a container that
   died is read before the pass that removes it, as a rule: a removal between a last write
@@ -51,6 +55,10 @@ REPLICA, CONTAINER, JOB_RUN = "plinth.replica", "plinth.container", "plinth.job-
 CHANGES = frozenset({"create", "start", "died", "die", "stop", "kill", "remove", "destroy", "restart", "rename"})
 #: The longest the collector goes without listing the engine.
 RELIST_S = 10.0
+#: Event actions of a container that is new: listed this long after the event, not at once
+#: (module docstring).
+NEW = frozenset({"create", "start"})
+NEW_DELAY_S = 1.0
 #: Bytes read from a file at a time (a backlog is read in pieces of this size); at least
 #: ``FLUSH_AT``, so that a line that never ends is taken, cut, rather than waited for.
 CHUNK = FLUSH_AT
@@ -131,16 +139,30 @@ class Collector:
                     source.file.close()
 
     async def _follow(self, watch: FileWatch) -> None:
-        """The engine's events: a change of what runs makes a list due."""
-        while True:
-            try:
-                async for event in self.driver.events(self.scope):
-                    if event.action in CHANGES:
-                        self._list_due.set()
-                        watch.wake()
-            except Exception as exc:
-                log.warning("the engine's event stream failed (%s); collecting logs on the relist", exc)
-            await asyncio.sleep(RELIST_S)
+        """The engine's events: a change of what runs makes a list due (a new container's
+        :data:`NEW_DELAY_S` later)."""
+        aio = asyncio.get_running_loop()
+        later: asyncio.TimerHandle | None = None
+
+        def due() -> None:
+            self._list_due.set()
+            watch.wake()
+
+        try:
+            while True:
+                try:
+                    async for event in self.driver.events(self.scope):
+                        if event.action in NEW:
+                            if later is None or later.cancelled() or later.when() <= aio.time():
+                                later = aio.call_later(NEW_DELAY_S, due)
+                        elif event.action in CHANGES:
+                            due()
+                except Exception as exc:
+                    log.warning("the engine's event stream failed (%s); collecting logs on the relist", exc)
+                await asyncio.sleep(RELIST_S)
+        finally:
+            if later is not None:
+                later.cancel()
 
     async def sync(self, watch: FileWatch | None = None) -> None:
         """List the scope, start reading new containers, read every file, drop the gone."""
