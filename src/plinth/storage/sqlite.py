@@ -184,7 +184,8 @@ class SqliteStorage:
     async def referrers(self, org: str, href: str, kinds: Sequence[str]) -> list[Record]:
         if not kinds:
             return []
-        return self._records(st.render(st.referrers_sql(len(kinds)), "?"), [org, href, *kinds], "referrers")
+        statement = st.render(st.referrers_sql(len(kinds), st.SQLITE_REFS), "?")
+        return self._records(statement, [org, href, *kinds], "referrers")
 
     def _records(self, statement: str, params: Sequence[Any], operation: str) -> list[Record]:
         return self._records_of(self._read(statement, params, operation))
