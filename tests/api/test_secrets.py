@@ -250,6 +250,36 @@ def test_a_workload_may_name_a_secret_before_it_exists_and_its_status_says_so(ap
     assert f"{env0}: secret '{unique}-db' does not exist" in warnings_of(api, workload)
 
 
+def test_a_policy_settles_the_workloads_of_the_identities_it_binds_before_and_after(
+    api: httpx.Client, unique: str
+) -> None:
+    """A policy write settles only the statuses asking about an identity it binds (before or
+    after the write): moving the grant from one identity to another turns both workloads."""
+    placed = {"staticPlacement": {"locationLinks": ["//location/aws-us-east-1"]}}
+    ok(api.post(f"/org/{ORG}/gvc", json={"name": unique, "spec": placed}), 201)
+    create(api, f"{unique}-db", "opaque", {"payload": "x"})
+    container = {"name": "app", "image": "nginx:1.27", "env": [{"name": "DB", "value": f"cpln://secret/{unique}-db"}]}
+    for name in ("ida", "idb"):
+        ok(api.post(f"/org/{ORG}/gvc/{unique}/identity", json={"name": name}), 201)
+        spec = {"identityLink": f"//gvc/{unique}/identity/{name}", "containers": [container]}
+        ok(api.post(f"/org/{ORG}/gvc/{unique}/workload", json={"name": name, "spec": spec}), 201)
+    workload = f"/org/{ORG}/gvc/{unique}/workload/" + "{}"
+    not_granted = "spec.containers[0].env[0].value: identity '{}' may not reveal secret '" + unique + "-db' (grant it "
+    policy = {
+        "name": f"{unique}-reveal",
+        "targetKind": "secret",
+        "targetLinks": [f"//secret/{unique}-db"],
+        "bindings": [{"permissions": ["reveal"], "principalLinks": [f"//gvc/{unique}/identity/ida"]}],
+    }
+    ok(api.post(f"/org/{ORG}/policy", json=policy), 201)
+    assert warnings_of(api, workload.format("ida")) == []
+    assert warnings_of(api, workload.format("idb"))[0].startswith(not_granted.format("idb"))
+    moved = {**policy, "bindings": [{"permissions": ["reveal"], "principalLinks": [f"//gvc/{unique}/identity/idb"]}]}
+    ok(api.put(f"/org/{ORG}/policy/{unique}-reveal", json=moved))
+    assert warnings_of(api, workload.format("ida"))[0].startswith(not_granted.format("ida"))
+    assert warnings_of(api, workload.format("idb")) == []
+
+
 def test_the_permission_schema_and_the_access_report(api: httpx.Client, unique: str) -> None:
     schema = ok(api.get(f"{SECRETS}/-schema/permissions"))
     assert {p["name"] for p in schema["items"]} == {"create", "delete", "edit", "manage", "reveal", "use", "view"}

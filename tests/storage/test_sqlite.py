@@ -54,3 +54,13 @@ def test_concurrent_writes_share_commits(store: SqliteStorage, run_async: RunAsy
     run_async(write_all())
     assert store._group.groups - before < 40
     assert all(run_async(store.get(make_record(org, f"r-{n}").key)) is not None for n in range(40))
+
+
+def test_referrers_are_found_through_the_links_index_on_their_target(store: SqliteStorage) -> None:
+    """The query plan starts from the target (``statements.SQLITE_REFS``), never from every
+    item of the linking kinds: its cost must not grow with the items stored."""
+    from plinth.storage import statements as st
+
+    statement = st.render(st.referrers_sql(2, st.SQLITE_REFS), "?")
+    plan = [row[3] for row in store._reader.execute("EXPLAIN QUERY PLAN " + statement, ["o", "/org/o/x", "a", "b"])]
+    assert plan[0].startswith("SEARCH f USING INDEX refs_by_target"), plan

@@ -16,7 +16,7 @@ makes it right again after its commit, with the policies read anew.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 
 import orjson
@@ -84,6 +84,7 @@ class Grants(Extension):
             if exc.code != "unavailable":
                 raise
             return
+        only = _asking_any_of(_bound_identities(change), org)
         for kind_name, hrefs in targets.items():
             kind = self._kinds.get(kind_name)
             if kind is None:
@@ -95,7 +96,8 @@ class Grants(Extension):
                 key = Address(kind, org, link.gvc, link.name).key
                 record = await self._records.get(key, fresh=True)
                 if record is not None:  # the dependants of a missing item already say so
-                    await self._host.settle_dependants(kind, org, href, link.name, orjson.loads(record.doc), change.now)
+                    item = orjson.loads(record.doc)
+                    await self._host.settle_dependants(kind, org, href, link.name, item, change.now, only)
 
     async def targets_changed_by(
         self, kind: KindSpec, org: str, versions: Iterable[Item | None]
@@ -121,6 +123,40 @@ class Grants(Extension):
             return set()
         request = ListRequest(org, kind, None, TARGETS_PAGE)
         return {Address.stored(spec, r.key).href for r in await self._records.every(request)}
+
+
+def _bound_identities(change: WriteChange) -> set[str] | None:
+    """The hrefs of the identities the write's item grants to, before or after it (its kind's
+    ``grant_targets``; groups hold users and service accounts, never identities). ``None``: a
+    link that does not parse, so every dependant is settled."""
+    assert change.kind.access.grant_targets is not None
+    bound: set[str] = set()
+    for version in (change.before, change.after):
+        if version is None:
+            continue
+        for link in change.kind.access.grant_targets(version, change.org).identities:
+            parsed = parse_link(link, change.org) if isinstance(link, str) else None
+            if parsed is None:
+                return None
+            bound.add(parsed.href)
+    return bound
+
+
+def _asking_any_of(identities: set[str] | None, org: str) -> Callable[[KindSpec, Item], bool] | None:
+    """Which dependants' statuses a grant to ``identities`` can change: those asking a question
+    about one of them (a workload whose identity it is). Only a question's answer can change
+    when a policy does, and it asks about its principal alone."""
+    if identities is None:
+        return None
+
+    def asks(kind: KindSpec, item: Item) -> bool:
+        for question in asked(kind, item, org):
+            parsed = parse_link(question.principal, org)
+            if parsed is None or parsed.href in identities:
+                return True
+        return False
+
+    return asks
 
 
 __all__ = ["GrantTargets", "Grants"]

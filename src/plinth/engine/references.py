@@ -83,8 +83,10 @@ async def refresh_dependants(
     changed: Item | None,
     now: str,
     contextualise: Contextualise,
+    only: Callable[[KindSpec, Item], bool] | None = None,
 ) -> list[Put]:
-    """Status-only rewrites (same version) of the items whose status depends on ``href``."""
+    """Status-only rewrites (same version) of the items whose status depends on ``href``;
+    with ``only``, of those of them it accepts (the others' status cannot have changed)."""
     ops: list[Put] = []
     overrides = {href: changed}
     for dep_kind in dependants_of(kinds, changed_kind.name).linking:
@@ -94,6 +96,8 @@ async def refresh_dependants(
             records += await _children(storage, org, dep_kind.name, name)
         for record in records:
             item = orjson.loads(record.doc)
+            if only is not None and not only(dep_kind, item):
+                continue
             parent = changed if inside_changed else None
             refs = dep_kind.rules.references(item, org)
             _, resolved, hrefs = await check_references(storage, kinds, org, refs, overrides)

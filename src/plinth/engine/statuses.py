@@ -23,7 +23,7 @@ one list, ``Status.depends_on`` (``kinds/base.py``), read through ``dependencies
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -159,9 +159,17 @@ class StatusInputs:
                 raise
 
     async def settle_dependants(
-        self, changed: KindSpec, org: str, href: str, name: str, item: Item | None, now: str
+        self,
+        changed: KindSpec,
+        org: str,
+        href: str,
+        name: str,
+        item: Item | None,
+        now: str,
+        only: Callable[[KindSpec, Item], bool] | None = None,
     ) -> None:
-        """After a commit, make the statuses that depend on ``href`` agree with what is stored.
+        """After a commit, make the statuses that depend on ``href`` agree with what is stored
+        (with ``only``: those of the dependants it accepts, ``references.refresh_dependants``).
 
         A dependant's status was refreshed in the write's transaction from what the write read
         before committing; a concurrent write of another item it depends on may have done the
@@ -173,7 +181,7 @@ class StatusInputs:
         try:
             for _ in range(SETTLE_ROUNDS):
                 ops = await refresh_dependants(
-                    self.storage, self.kinds, changed, org, href, name, item, now, self.context
+                    self.storage, self.kinds, changed, org, href, name, item, now, self.context, only
                 )
                 if not ops:
                     return

@@ -90,12 +90,14 @@ class Reference:
 class GrantTargets:
     """The items a grant-giving item (a policy) applies to: those of ``kind`` it links
     (``hrefs``), or every item of ``kind`` when ``every``; ``binds_identity``: whether it grants
-    to an identity (only identities' grants are asked by statuses)."""
+    to an identity (only identities' grants are asked by statuses); ``identities``: the links
+    of those identities, as written (so only the statuses asking about them need settling)."""
 
     kind: str
     every: bool
     hrefs: tuple[str, ...]
     binds_identity: bool
+    identities: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -219,14 +219,14 @@ def policy_grant_targets(item: Item, org: str) -> GrantTargets:
     all`` or a ``targetQuery``), and whether it binds an identity (only an identity's grants
     are asked by statuses: a workload's secrets)."""
     principals = [link for b in item.get("bindings") or [] for link in b.get("principalLinks") or []]
-    binds = any(IDENTITY_SEGMENT in link for link in principals)
+    identities = tuple(link for link in principals if IDENTITY_SEGMENT in link)
     hrefs = []
     for link in item.get("targetLinks") or []:
         parsed = parse_link(link, org)
         if parsed is not None and parsed.org == org:
             hrefs.append(parsed.href)
     every = item.get("target") == "all" or item.get("targetQuery") is not None
-    return GrantTargets(str(item.get("targetKind", "")), every, tuple(hrefs), binds)
+    return GrantTargets(str(item.get("targetKind", "")), every, tuple(hrefs), bool(identities), identities)
 
 
 POLICY = KindSpec(

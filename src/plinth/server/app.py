@@ -31,7 +31,7 @@ from plinth.auth.jwks import KeyCache, file_loader, issuer_loader
 from plinth.auth.oidc import IdTokenVerifier, OidcAuthenticator, is_jwt
 from plinth.auth.principal import Principal
 from plinth.engine.access import AccessControl
-from plinth.engine.requestinfo import parse_path
+from plinth.engine.requestinfo import RequestInfo, parse_path
 from plinth.engine.service import Engine
 from plinth.engine.standard import standard_extensions
 from plinth.engine.watch_hub import WatchHub
@@ -376,10 +376,22 @@ class PlinthApp:
                 connection,
             )
         reply = await dispatch(self.services, req, info, body, who)
-        if req.method != "GET" and self.watcher is not None:
-            # This process may just have changed keys or policies: look again before the next request.
-            self.watcher.expire()
+        if req.method != "GET":
+            self._written(req.method, info)
         return reply
+
+    def _written(self, method: str, info: RequestInfo) -> None:
+        """This process may just have changed keys or policies: look at the access generation
+        again before the next request. Not after a create, PUT or PATCH of a kind whose writes
+        never move it (no ``affects_access``; not an org, whose creation seeds policies): one
+        read of the store less per such write. Deletes (``forget`` moves it) and actions always."""
+        if self.watcher is None:
+            return
+        kind = REGISTRY.get(info.kind)
+        plain = method in ("POST", "PUT", "PATCH") and info.action is None and info.kind != "org"
+        if plain and kind is not None and not kind.access.affects_access:
+            return
+        self.watcher.expire()
 
     def _scrape(self, req: Request, scope: dict[str, Any]) -> Reply:
         """``/metrics``, for the metrics token's holder (or anyone: ``--metrics-public``)."""

@@ -184,7 +184,8 @@ class SqliteStorage:
     async def referrers(self, org: str, href: str, kinds: Sequence[str]) -> list[Record]:
         if not kinds:
             return []
-        return self._records(st.render(st.referrers_sql(len(kinds)), "?"), [org, href, *kinds], "referrers")
+        statement = st.render(st.referrers_sql(len(kinds), st.SQLITE_REFS), "?")
+        return self._records(statement, [org, href, *kinds], "referrers")
 
     def _records(self, statement: str, params: Sequence[Any], operation: str) -> list[Record]:
         return self._records_of(self._read(statement, params, operation))
@@ -424,9 +425,10 @@ def _apply(conn: sqlite3.Connection, op: Operation, changes: list[tuple[Any, ...
         change = st.put_change(op)
         if change is not None:
             changes.append(change)
-        conn.execute(_SQL["DELETE_REFS"], _key_params(rec.key))
-        for target in sorted(set(op.refs)):
-            conn.execute(_SQL["INSERT_REF"], (*_key_params(rec.key), target))
+        owner = _key_params(rec.key)
+        conn.execute(_SQL["DELETE_REFS"], owner)
+        if op.refs:
+            conn.executemany(_SQL["INSERT_REF"], [(*owner, target) for target in sorted(set(op.refs))])
     elif isinstance(op, Delete):
         where = (*_key_params(op.key), op.expected_version)
         if op.watched:

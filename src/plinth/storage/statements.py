@@ -149,13 +149,22 @@ def load_params(row: Row) -> tuple[str, tuple[Any, ...]]:
     return "LOAD_META", (row.name, row.value)
 
 
-def referrers_sql(n_kinds: int) -> str:
+def referrers_sql(n_kinds: int, refs: str = "refs f") -> str:
+    """The items of ``kinds`` linking to a target. ``refs``: how the links table is named in the
+    FROM clause (SQLite names its index: see ``SQLITE_REFS``)."""
     kinds = ", ".join(["{p}"] * n_kinds)
     return (
-        "SELECT r.org, r.kind, r.parent, r.name, r.id, r.version, r.doc FROM refs f JOIN resources r "
+        f"SELECT r.org, r.kind, r.parent, r.name, r.id, r.version, r.doc FROM {refs} JOIN resources r "
         "ON r.org = f.org AND r.kind = f.kind AND r.parent = f.parent AND r.name = f.name "
         f"WHERE f.org = {{p}} AND f.target = {{p}} AND f.kind IN ({kinds}) ORDER BY r.kind, r.parent, r.name"
     )
+
+
+#: SQLite's planner, without statistics, walked every item of the kind in the org (the
+#: resources index on org and kind) and probed each one's links: a volume set's status read
+#: its 2 referrers in ~0.5 ms with 300 workloads stored, growing with them. Through the links'
+#: index on the target first it takes ~0.02 ms whatever the count (the query plan is tested).
+SQLITE_REFS = "refs f INDEXED BY refs_by_target"
 
 
 def render(statement: str, placeholder: str) -> str:
