@@ -59,20 +59,11 @@ class WriteChange:
         return self.after is None
 
 
-class SettleDependants(Protocol):
-    """After a commit: make the statuses that depend on an item right (kind, org, href, name,
-    item, now; ``only``: just the dependants it accepts, whose status may have changed)."""
-
-    def __call__(
-        self,
-        changed: KindSpec,
-        org: str,
-        href: str,
-        name: str,
-        item: Item | None,
-        now: str,
-        only: Callable[[KindSpec, Item], bool] | None = None,
-    ) -> Awaitable[None]: ...
+#: Which dependants a settle looks at (kind, item): the others' status cannot have changed.
+DependantFilter = Callable[[KindSpec, Item], bool]
+#: After a commit: make the statuses that depend on an item right (``StatusInputs.settle_dependants``:
+#: kind, org, href, name, the item or ``None``, now, and a ``DependantFilter`` or ``None``).
+SettleDependants = Callable[[KindSpec, str, str, str, Item | None, str, DependantFilter | None], Awaitable[None]]
 
 
 #: After a commit: make an item's own status right (kind, org, key, href, item, now).
