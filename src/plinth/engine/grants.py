@@ -16,7 +16,7 @@ makes it right again after its commit, with the policies read anew.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 import orjson
@@ -24,7 +24,7 @@ import orjson
 from plinth.engine.access import AccessControl
 from plinth.engine.address import Address
 from plinth.engine.dependencies import questions as asked
-from plinth.engine.extensions import Extension, ExtensionHost, ExtensionStore, WriteChange
+from plinth.engine.extensions import DependantFilter, Extension, ExtensionHost, ExtensionStore, WriteChange
 from plinth.kinds.base import GrantQuestion, GrantTargets, Item, KindContext, KindSpec
 from plinth.meta import parse_link
 from plinth.storage.base import StorageError
@@ -142,7 +142,7 @@ def _bound_identities(change: WriteChange) -> set[str] | None:
     return bound
 
 
-def _asking_any_of(identities: set[str] | None, org: str) -> Callable[[KindSpec, Item], bool] | None:
+def _asking_any_of(identities: set[str] | None, org: str) -> DependantFilter | None:
     """Which dependants' statuses a grant to ``identities`` can change: those asking a question
     about one of them (a workload whose identity it is). Only a question's answer can change
     when a policy does, and it asks about its principal alone."""

@@ -52,9 +52,6 @@ PERMISSION = "connect"
 #: A ``cp`` upload's counts go in batches of at least this many bytes (and at its end): one a
 #: frame would be one message each way for every 64 KiB.
 COUNT_EVERY = 1024 * 1024
-#: How far the output may run ahead of what the client acknowledged (``Session._output``): none,
-#: each message waits for the client's pong of the one before.
-AHEAD_BYTES = 0
 #: Ping round trips after the client acknowledged the last byte, before the close (``_output``).
 SETTLE_ROUNDS = 3
 #: The most the close then waits, as long as the client's slowest acknowledgement took.
@@ -156,7 +153,7 @@ class Session:
 
     async def _output(self, stream: ExecStream) -> int:
         """Send the output as it comes, each message once the client acknowledged everything
-        before it (:data:`AHEAD_BYTES`), so that what the engine says meanwhile gathers into the
+        before it, so that what the engine says meanwhile gathers into the
         next, larger message; the exit code once it ended, the client acknowledged all of it,
         :data:`SETTLE_ROUNDS` more ping round trips passed, and then as long again as the
         client's slowest acknowledgement took (docs/runtime.md, "The data plane", step 6, says
@@ -168,7 +165,7 @@ class Session:
             sent += len(chunk)
             self.ws.mark(sent)
             started = loop.time()
-            await self.ws.acknowledged(sent - AHEAD_BYTES)
+            await self.ws.acknowledged(sent)
             slowest = max(slowest, loop.time() - started)
         code = await stream.wait()
         await self.ws.acknowledged(sent)
