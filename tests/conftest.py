@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.aio import RunAsync, event_loop_runner
-from tests.support import containers, pg
+from tests.support import containers, docker, pg
 
 
 @pytest.fixture
@@ -57,3 +57,28 @@ def test_containers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[contai
             os.environ.pop("CONTAINERS_CONF", None)
         else:
             os.environ["CONTAINERS_CONF"] = previous
+
+
+@pytest.fixture(scope="session")
+def test_docker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[containers.ContainerKit]:
+    """A Docker engine (Debian's ``docker.io``, a private daemon named in ``DOCKER_HOST`` for the
+    session) with the same test image and a test-run label of its own; see
+    ``tests/support/docker.py``. Skips with the reason when impossible (fails under CI)."""
+    docker.ensure_tools()
+    docker.ensure_daemon()
+    work = tmp_path_factory.mktemp("docker")
+    run_id = containers.new_run_id()
+    labels = {"plinth.managed": "true", containers.TEST_RUN: run_id}
+    try:
+        image = docker.ensure_image(work)
+        containers.smoke(image, labels, "docker")
+        yield containers.ContainerKit("docker", docker.SOCKET, image, run_id, labels)
+    finally:
+        containers.cleanup(run_id, "docker")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """At the end of the whole run (in xdist's controller, after every worker), stop the Docker
+    daemon if a test of this run started it."""
+    if not hasattr(config, "workerinput"):
+        docker.stop_started_daemon()

@@ -72,11 +72,23 @@ class ContainerKit:
     """What a test needs to make containers: the engine, its configuration and the image."""
 
     engine: str
+    #: The engine's configuration: podman's ``CONTAINERS_CONF`` file, docker's daemon socket.
     conf: Path
     image: str
     run_id: str
     #: Labels every object a test makes must carry (removed by the session's finalizer).
     labels: dict[str, str] = field(default_factory=dict)
+
+    def cli(
+        self, *args: str, check: bool = True, timeout: float = 120, input: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """Run this kit's engine client (``podman`` or ``docker``); ``check`` raises on failure."""
+        return engine_cli(self.engine, *args, check=check, timeout=timeout, input=input)
+
+    def remove(self, *names: str) -> None:
+        """Remove these containers at once, whatever their state (absent ones are ignored)."""
+        if names:
+            self.cli("rm", "--force", *_NOW[self.engine], *names, check=False)
 
 
 def _binaries() -> dict[str, str | None]:
@@ -107,15 +119,15 @@ def _missing() -> list[str]:
     return missing
 
 
-def _install(missing: list[str]) -> None:
+def apt_install(packages: list[str] | tuple[str, ...]) -> None:
     """``apt-get update`` and ``apt-get install`` the packages, or skip (fail under CI) saying why not."""
-    what = ", ".join(missing)
+    what = ", ".join(packages)
     if shutil.which("apt-get") is None:
         unavailable("container tools", f"{what} missing and there is no apt-get to install them")
     if os.geteuid() != 0:
-        unavailable("container tools", f"{what} missing: run 'apt-get install {' '.join(PACKAGES)}' as root")
+        unavailable("container tools", f"{what} missing: run 'apt-get install {' '.join(packages)}' as root")
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for args in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", *PACKAGES]):
+    for args in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", *packages]):
         try:
             done = subprocess.run(args, capture_output=True, text=True, timeout=APT_TIMEOUT_S, env=env, check=False)
         except subprocess.TimeoutExpired:
@@ -124,7 +136,7 @@ def _install(missing: list[str]) -> None:
             unavailable("container tools", f"'{' '.join(args)}' failed ({done.returncode}):\n{done.stderr[-2000:]}")
 
 
-def _lock(name: str) -> int:
+def lock(name: str) -> int:
     lock_dir = ROOT / "build"
     lock_dir.mkdir(exist_ok=True)
     fd = os.open(lock_dir / name, os.O_CREAT | os.O_RDWR)
@@ -134,11 +146,11 @@ def _lock(name: str) -> int:
 
 def ensure_tools() -> None:
     """podman, runc, a static busybox and caddy, installed when missing (skip or fail if impossible)."""
-    fd = _lock("containers.lock")
+    fd = lock("containers.lock")
     try:
         missing = _missing()
         if missing:
-            _install(missing)
+            apt_install(PACKAGES)
     finally:
         os.close(fd)
     missing = _missing()
@@ -161,14 +173,22 @@ def write_containers_conf(directory: Path) -> Path:
     return path
 
 
+def engine_cli(
+    engine: str, *args: str, check: bool = True, timeout: float = 120, input: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``engine``'s client (podman with the environment's ``CONTAINERS_CONF``, docker with
+    its ``DOCKER_HOST``); ``check`` raises on failure."""
+    done = subprocess.run([engine, *args], capture_output=True, text=True, timeout=timeout, check=False, input=input)
+    if check and done.returncode != 0:
+        raise AssertionError(f"{engine} {' '.join(args)} failed ({done.returncode}): {done.stderr.strip()}")
+    return done
+
+
 def podman(
     *args: str, check: bool = True, timeout: float = 120, input: str | None = None
 ) -> subprocess.CompletedProcess[str]:
     """Run podman (with the environment's ``CONTAINERS_CONF``); ``check`` raises on failure."""
-    done = subprocess.run(["podman", *args], capture_output=True, text=True, timeout=timeout, check=False, input=input)
-    if check and done.returncode != 0:
-        raise AssertionError(f"podman {' '.join(args)} failed ({done.returncode}): {done.stderr.strip()}")
-    return done
+    return engine_cli("podman", *args, check=check, timeout=timeout, input=input)
 
 
 def get_when_up(port: int, wait_s: float) -> httpx.Response:
@@ -184,32 +204,19 @@ def get_when_up(port: int, wait_s: float) -> httpx.Response:
             time.sleep(0.1)
 
 
-def _image_tag() -> str:
+def image_tag() -> str:
     digest = hashlib.sha256(BUSYBOX.read_bytes() + CONTAINERFILE.encode() + INDEX + ECHO_CGI.encode()).hexdigest()[:12]
     return f"{IMAGE_REPO}:{digest}"
 
 
 def ensure_image(work: Path) -> str:
     """The test image, built from a context under ``work`` unless the engine has it already."""
-    tag = _image_tag()
-    fd = _lock("containers-image.lock")
+    tag = image_tag()
+    fd = lock("containers-image.lock")
     try:
         if podman("image", "exists", tag, check=False).returncode == 0:
             return tag
-        context = work / "image"
-        (context / "bin").mkdir(parents=True)
-        (context / "www").mkdir()
-        (context / "tmp").mkdir()
-        shutil.copy2(BUSYBOX, context / "bin" / "busybox")
-        applets = subprocess.run([str(BUSYBOX), "--list"], capture_output=True, text=True, check=True).stdout.split()
-        for applet in applets:
-            if applet != "busybox":
-                (context / "bin" / applet).symlink_to("busybox")
-        (context / "www" / "index.html").write_bytes(INDEX)
-        (context / "www" / "cgi-bin").mkdir()
-        (context / "www" / "cgi-bin" / "echo").write_text(ECHO_CGI)
-        (context / "www" / "cgi-bin" / "echo").chmod(0o755)
-        (context / "Containerfile").write_text(CONTAINERFILE)
+        context = image_context(work)
         done = podman(
             "build", "--quiet", "--tag", tag, "--file", str(context / "Containerfile"), str(context), check=False
         )
@@ -220,15 +227,37 @@ def ensure_image(work: Path) -> str:
         os.close(fd)
 
 
-def smoke(image: str, labels: dict[str, str]) -> None:
-    """Run one container to completion, or skip (fail under CI) with podman's own error."""
+def image_context(work: Path) -> Path:
+    """The test image's build context (static busybox and its applets, the pages, the CGI
+    script, ``Containerfile``), made under ``work``."""
+    context = work / "image"
+    (context / "bin").mkdir(parents=True)
+    (context / "www").mkdir()
+    (context / "tmp").mkdir()
+    shutil.copy2(BUSYBOX, context / "bin" / "busybox")
+    applets = subprocess.run([str(BUSYBOX), "--list"], capture_output=True, text=True, check=True).stdout.split()
+    for applet in applets:
+        if applet != "busybox":
+            (context / "bin" / applet).symlink_to("busybox")
+    (context / "www" / "index.html").write_bytes(INDEX)
+    (context / "www" / "cgi-bin").mkdir()
+    (context / "www" / "cgi-bin" / "echo").write_text(ECHO_CGI)
+    (context / "www" / "cgi-bin" / "echo").chmod(0o755)
+    (context / "Containerfile").write_text(CONTAINERFILE)
+    return context
+
+
+def smoke(image: str, labels: dict[str, str], engine: str = "podman") -> None:
+    """Run one container to completion, or skip (fail under CI) with the engine's own error."""
     label_args = [arg for k, v in labels.items() for arg in ("--label", f"{k}={v}")]
-    done = podman("run", "--rm", *label_args, image, "-c", "echo ok", check=False)
+    done = engine_cli(engine, "run", "--rm", *label_args, image, "-c", "echo ok", check=False)
     if done.returncode != 0 or done.stdout.strip() != "ok":
-        unavailable("podman", f"podman cannot run containers here: {done.stderr.strip()[-2000:]}")
+        unavailable(engine, f"{engine} cannot run containers here: {done.stderr.strip()[-2000:]}")
 
 
-def _secrets_labelled(run_id: str) -> list[str]:
+def _secrets_labelled(run_id: str, engine: str) -> list[str]:
+    if engine != "podman":
+        return []  # docker keeps secrets only in swarm mode, which the tests do not use
     names = podman("secret", "ls", "--format", "{{.Name}}", check=False).stdout.split()
     if not names:
         return []
@@ -237,30 +266,36 @@ def _secrets_labelled(run_id: str) -> list[str]:
     return [doc["Spec"]["Name"] for doc in docs if (doc["Spec"].get("Labels") or {}).get(TEST_RUN) == run_id]
 
 
-def cleanup(run_id: str) -> None:
+#: ``rm --force`` without podman's ``--time 0`` waits out the stop timeout (docker's kills at once
+#: and has no such option); podman's ``network rm`` takes ``--force``, docker 20.10's does not.
+_NOW = {"podman": ("--time", "0"), "docker": ()}
+_FORCE = {"podman": ("--force",), "docker": ()}
+
+
+def cleanup(run_id: str, engine: str = "podman") -> None:
     """Remove every container, secret, network and volume carrying this test run's label."""
     label = f"label={TEST_RUN}={run_id}"
-    ids = podman("ps", "--all", "--quiet", "--filter", label, check=False).stdout.split()
+    ids = engine_cli(engine, "ps", "--all", "--quiet", "--filter", label, check=False).stdout.split()
     if ids:
-        podman("rm", "--force", "--time", "0", *ids, check=False)
-    secrets = _secrets_labelled(run_id)
+        engine_cli(engine, "rm", "--force", *_NOW[engine], *ids, check=False)
+    secrets = _secrets_labelled(run_id, engine)
     if secrets:
-        podman("secret", "rm", *secrets, check=False)
-    networks = podman("network", "ls", "--quiet", "--filter", label, check=False).stdout.split()
+        engine_cli(engine, "secret", "rm", *secrets, check=False)
+    networks = engine_cli(engine, "network", "ls", "--quiet", "--filter", label, check=False).stdout.split()
     if networks:
-        podman("network", "rm", "--force", *networks, check=False)
-    volumes = podman("volume", "ls", "--quiet", "--filter", label, check=False).stdout.split()
+        engine_cli(engine, "network", "rm", *_FORCE[engine], *networks, check=False)
+    volumes = engine_cli(engine, "volume", "ls", "--quiet", "--filter", label, check=False).stdout.split()
     if volumes:
-        podman("volume", "rm", "--force", *volumes, check=False)
+        engine_cli(engine, "volume", "rm", "--force", *volumes, check=False)
 
 
-def leftovers(run_id: str) -> list[str]:
+def leftovers(run_id: str, engine: str = "podman") -> list[str]:
     """What still carries this run's label (for tests of the clean-up itself)."""
     label = f"label={TEST_RUN}={run_id}"
-    found = podman("ps", "--all", "--quiet", "--filter", label, check=False).stdout.split()
-    found += podman("network", "ls", "--quiet", "--filter", label, check=False).stdout.split()
-    found += podman("volume", "ls", "--quiet", "--filter", label, check=False).stdout.split()
-    return found + _secrets_labelled(run_id)
+    found = engine_cli(engine, "ps", "--all", "--quiet", "--filter", label, check=False).stdout.split()
+    found += engine_cli(engine, "network", "ls", "--quiet", "--filter", label, check=False).stdout.split()
+    found += engine_cli(engine, "volume", "ls", "--quiet", "--filter", label, check=False).stdout.split()
+    return found + _secrets_labelled(run_id, engine)
 
 
 def new_run_id() -> str:

@@ -25,7 +25,7 @@ import httpx
 
 from plinth.runtime.gateway.caddy import free_loopback_port
 from tests.support import pg
-from tests.support.containers import TEST_RUN, ContainerKit, podman
+from tests.support.containers import TEST_RUN, ContainerKit
 from tests.support.server import ServerProcess, start_server
 
 SCOPE = "plinth.test-scope"
@@ -87,7 +87,8 @@ class RuntimeServer:
         return self.server
 
     def args(self, extra: tuple[str, ...] = ()) -> tuple[str, ...]:
-        args = ["--runtime", "containers", "--gateway-listen", f"127.0.0.1:{self.gateway_port}"]
+        args = ["--runtime", "containers", "--container-engine", self.kit.engine]
+        args += ["--gateway-listen", f"127.0.0.1:{self.gateway_port}"]
         args += ["--dataplane-listen", f"127.0.0.1:{self.dataplane_port or free_loopback_port()}"]
         for key, value in self.labels.items():
             args += ["--container-label", f"{key}={value}"]
@@ -118,10 +119,25 @@ class RuntimeServer:
         return "".join(self.logs) + current
 
     def containers(self, **labels: str) -> list[dict[str, Any]]:
-        """This scope's containers (``podman ps --all``, as JSON), narrowed by ``labels``."""
+        """This scope's containers, narrowed by ``labels``, in the shape of ``podman ps --all
+        --format json`` (``Id``, ``Names``, ``State``, ``ExitCode``, ``Labels``) whatever the engine."""
         filters = [a for k, v in {**self.labels, **labels}.items() for a in ("--filter", f"label={k}={v}")]
-        done = podman("ps", "--all", "--format", "json", *filters)
-        return list(json.loads(done.stdout or "[]"))
+        if self.kit.engine == "podman":
+            done = self.kit.cli("ps", "--all", "--format", "json", *filters)
+            return list(json.loads(done.stdout or "[]"))
+        ids = self.kit.cli("ps", "--all", "--quiet", "--no-trunc", *filters).stdout.split()
+        # docker's ps prints labels and ports as text: its inspect has them as JSON.
+        docs = json.loads(self.kit.cli("container", "inspect", *ids, check=False).stdout or "[]") if ids else []
+        return [
+            {
+                "Id": doc["Id"],
+                "Names": [doc["Name"].lstrip("/")],
+                "State": doc["State"]["Status"],
+                "ExitCode": doc["State"]["ExitCode"],
+                "Labels": doc["Config"]["Labels"] or {},
+            }
+            for doc in docs
+        ]
 
     def running(self, workload: str) -> dict[str, str]:
         """A workload's running containers: engine name -> ID."""
@@ -155,9 +171,7 @@ class RuntimeServer:
 
     def remove_containers(self) -> None:
         """Remove every container of this scope (the finalizer; also when a test failed)."""
-        ids = [c["Id"] for c in self.containers()]
-        if ids:
-            podman("rm", "--force", "--time", "0", *ids, check=False)
+        self.kit.remove(*(c["Id"] for c in self.containers()))
 
 
 def start_runtime_server(

@@ -74,6 +74,9 @@ _GONE = ("no such", "not known", "not found")
 #: ``create``'s refusal of a name in use: podman's "that name is already in use", docker's
 #: "Conflict. The container name ... is already in use".
 _TAKEN = "already in use"
+#: ``rm --force`` at once: podman's waits out the stop timeout without ``--time 0``; docker's
+#: kills at once and has no such option.
+RM_AT_ONCE = {"podman": ("--time", "0"), "docker": ()}
 
 
 class _NameTaken(Exception):
@@ -392,7 +395,7 @@ class CliEngine:
 
     async def _remove(self, name: str | None, secrets: Sequence[str]) -> None:
         if name is not None:
-            code, _, err = await self._call("rm", "--force", "--time", "0", name)
+            code, _, err = await self._call("rm", "--force", *RM_AT_ONCE[self.name], name)
             if code != 0 and not _gone(err.decode(errors="replace")):
                 raise EngineError(f"removing container {name}: {err.decode(errors='replace').strip()}")
         for secret in secrets:
@@ -403,6 +406,10 @@ class CliEngine:
     async def exec(self, name: str, argv: Sequence[str], timeout_s: float = 30) -> ExecResult:
         code, out, err = await self._call("exec", name, *argv, timeout_s=timeout_s)
         if code == 125 and self.name == "podman":  # podman's own failure, not the command's
+            raise EngineError(f"exec in container {name}: {err.decode(errors='replace').strip()}")
+        # docker exits 1 for its own failures, as a command may: told apart by asking.
+        gone = code == 1 and self.name == "docker" and _gone(err.decode(errors="replace"))
+        if gone and await self.inspect(name) is None:
             raise EngineError(f"exec in container {name}: {err.decode(errors='replace').strip()}")
         return ExecResult(code, out, err)
 
