@@ -261,3 +261,41 @@ def test_secrets_reach_env_and_a_secret_volume_is_held_with_the_reason(docked: D
     said = wait_for(message, "the reason in sealed's health check")
     assert "docker's needs swarm mode" in said and value not in said, said
     assert docked.running("sealed") == {}
+
+
+def test_workloads_of_a_gvc_reach_each_other_by_internal_name(docked: Docked, tmp_path: Path) -> None:
+    docked.apply_workload("api", tmp_path)
+    docked.apply_workload("caller", tmp_path)
+    internal = docked.api_get(f"/gvc/{docked.gvc}/workload/api")["status"]["internalName"]
+    [caller] = docked.running("caller")
+    fetch = ["exec", caller, "wget", "-q", "-O-", f"http://{internal}:8080/"]
+    # Running is not yet listening: the answer is awaited (bounded), never a timing.
+    wait_for(
+        lambda: docked.runtime.kit.cli(*fetch, check=False).stdout.encode() == INDEX,
+        f"{internal} answering from inside the caller",
+    )
+    network = f"plinth_{docked.org}_{docked.gvc}"
+    inspected = docked.runtime.kit.cli("network", "inspect", "--format", "{{json .Labels}}", network)
+    assert '"plinth.managed":"true"' in inspected.stdout
+
+
+def test_cron_start_runs_the_job_to_its_exit_code(docked: Docked) -> None:
+    runtime = docked.runtime
+    with runtime.api.client() as api:
+        placement = {"staticPlacement": {"locationLinks": [f"//location/{LOCATION}"]}}
+        assert api.post(f"/org/{docked.org}/gvc", json={"name": docked.gvc, "spec": placement}).status_code == 201
+        container = {"name": "main", "image": runtime.kit.image, "command": "sh", "args": ["-c", "echo ran; exit 4"]}
+        spec = {"type": "cron", "job": {"schedule": "0 3 * * *", "restartPolicy": "Never"}, "containers": [container]}
+        made = api.post(f"/org/{docked.org}/gvc/{docked.gvc}/workload", json={"name": "nightly", "spec": spec})
+        assert made.status_code == 201, made.text
+    ok(docked.cpln("workload", "cron", "start", "nightly", "--location", LOCATION))
+
+    def executed() -> list[dict[str, Any]] | None:
+        status = docked.api_get(f"/gvc/{docked.gvc}/workload/nightly/deployment/{LOCATION}")["status"]
+        done = [e for e in status.get("jobExecutions") or [] if e.get("status") in ("successful", "failed")]
+        return done or None
+
+    [execution] = wait_for(executed, "the job's execution finished in the deployment")
+    assert execution["status"] == "failed", execution  # exit 4, read from docker's ps text
+    ran = runtime.containers(**{"plinth.gvc": docked.gvc, "plinth.workload": "nightly"})
+    assert ran and all(c["State"] == "exited" and c["ExitCode"] == 4 for c in ran), ran

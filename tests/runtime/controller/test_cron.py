@@ -4,6 +4,7 @@ deadline, restartPolicy OnFailure, historyLimit and suspend."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -170,3 +171,65 @@ def test_a_run_now_is_labelled_with_its_replica_name_and_a_new_runner_keeps_it(j
     jobs.runner = fresh
     adopted = {r.name: r.replica_name for r in jobs.tick()}
     assert adopted == labels
+
+
+class HeldEngine:
+    """The engine, with ``run`` or ``list`` held at an event until the test releases it: to
+    interleave a run started by a command with a tick, as the controller's two tasks may."""
+
+    def __init__(self, engine: CliEngine) -> None:
+        self.engine = engine
+        self.hold: str = ""
+        self.entered, self.release = asyncio.Event(), asyncio.Event()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.engine, name)
+
+    async def _held(self, what: str) -> None:
+        if self.hold == what:
+            self.hold = ""
+            self.entered.set()
+            await self.release.wait()
+
+    async def run(self, spec: Any) -> Any:
+        info = await self.engine.run(spec)
+        await self._held("run")  # the container exists; run_now has not returned yet
+        return info
+
+    async def list(self, labels: Any = None) -> Any:
+        found = await self.engine.list(labels)
+        await self._held("list")  # what was listed; the engine may change before the caller reads it
+        return found
+
+
+@pytest.mark.parametrize("held", ["run", "list"])
+def test_a_run_now_beside_a_tick_is_one_run_judged_by_what_was_listed_after_it_started(jobs_of: Any, held: str) -> None:
+    """``run``: a tick lists while the command's run is being started (its container made, the
+    call not returned): it must not adopt the container as a second run. ``list``: a tick's
+    list predates the run's container: it must not fail the run for having none."""
+    jobs = jobs_of("sleep 60", concurrencyPolicy="Allow")
+    held_engine = HeldEngine(jobs.engine)
+    runner = CronRunner(held_engine, scope=jobs.world.scope, resolve=lambda ref: ref, clock=jobs.clock)
+    workloads, gvc = {("main", "job"): jobs.doc}, jobs.gvcs["main"]
+    runner.last_fire[(jobs.world.org, "main", "job", LOCATION)] = jobs.clock.now  # no fire due
+
+    async def scenario() -> list[JobRun]:
+        held_engine.hold = held
+        if held == "run":
+            started = asyncio.create_task(runner.run_now(jobs.doc, gvc, LOCATION, replica="command-x"))
+            await held_engine.entered.wait()
+            await runner.tick(workloads, jobs.gvcs)  # lists the new container before run_now returns
+            held_engine.release.set()
+            await started
+        else:
+            ticking = asyncio.create_task(runner.tick(workloads, jobs.gvcs))
+            await held_engine.entered.wait()  # the tick listed: no container of the run yet
+            await runner.run_now(jobs.doc, gvc, LOCATION, replica="command-x")
+            held_engine.release.set()
+            await ticking
+        await runner.tick(workloads, jobs.gvcs)
+        return runner.executions().get(f"{jobs.world.org}/main/job", [])
+
+    runs = jobs.run_async(scenario())
+    assert [(r.replica_name, r.status, r.message) for r in runs] == [("command-x", "active", "")]
+    jobs.runner = runner  # the fixture's clean-up removes its containers

@@ -29,6 +29,7 @@ data a later ``jobExecutions`` status would report.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -63,6 +64,10 @@ class JobRun:
     #: The name its containers are listed under as a replica (``JOB_REPLICA``); the run's name
     #: when empty.
     replica: str = ""
+    #: The runner's :attr:`CronRunner.changes` once the current attempt's containers were made
+    #: (infinite while they are being made): a list of the engine taken before then cannot
+    #: judge the run, which it would find without containers.
+    settled_at: float = 0
 
     @property
     def replica_name(self) -> str:
@@ -110,6 +115,7 @@ class CronRunner:
         """One round over every cron workload (module docstring). ``infos``: the scope's
         containers as listed since this runner's last action (:attr:`changes`); listed here
         when not given."""
+        listed_at = self.changes  # what the list below (or the one given) has seen
         by_run: dict[str, list[ContainerInfo]] = {}
         for info in await self.driver.list(self.scope) if infos is None else infos:
             if JOB_RUN in info.labels and REPLICA not in info.labels:
@@ -123,7 +129,7 @@ class CronRunner:
             for location in gvc_locations(gvc):
                 key = (org, gvc_name, str(workload["name"]), location)
                 wanted.add(key)
-                await self._one(key, workload, gvc, job_policy(workload), by_run)
+                await self._one(key, workload, gvc, job_policy(workload), by_run, listed_at)
         for infos in by_run.values():
             labels = infos[0].labels
             key = (labels.get(ORG, ""), labels.get(GVC, ""), labels.get(WORKLOAD, ""), labels.get(LOCATION, ""))
@@ -147,8 +153,11 @@ class CronRunner:
         while f"{workload['name']}-{second}" in taken:
             second += 1
         run = JobRun(f"{workload['name']}-{second}", location, now, now, replica=replica)
-        await self._run_attempt(run, workload, gvc)
+        # Recorded before its containers are made: a tick running meanwhile (this is called from
+        # the command handler, beside the ticks) must neither adopt them as another run nor
+        # judge the run by a list taken before they were made (``settled_at``).
         runs.append(run)
+        await self._run_attempt(run, workload, gvc)
         return run
 
     async def _one(
@@ -158,6 +167,7 @@ class CronRunner:
         gvc: Any,
         policy: JobPolicy,
         by_run: Mapping[str, list[ContainerInfo]],
+        listed_at: float,
     ) -> None:
         now = self.clock()
         runs = self.runs.setdefault(key, [])
@@ -169,7 +179,7 @@ class CronRunner:
                 attempts = max(int(i.labels.get(JOB_ATTEMPT, "1")) for i in infos)
                 replica = labels.get(JOB_REPLICA, "")
                 runs.append(JobRun(run_name, key[3], when, when, attempts=attempts, message="adopted", replica=replica))
-        for run in [r for r in runs if r.status == "active"]:
+        for run in [r for r in runs if r.status == "active" and r.settled_at <= listed_at]:
             await self._follow(run, workload, gvc, policy, by_run.get(run.name, []), now)
         last = self.last_fire.setdefault(key, _created(workload, now))
         fire = due_fire(policy.schedule, last, now) if policy.schedule else None
@@ -232,6 +242,7 @@ class CronRunner:
     async def _run_attempt(self, run: JobRun, workload: Mapping[str, Any], gvc: Any) -> None:
         """Start the containers of the run's current attempt; a failure fails the run."""
         labels = {**self.scope, JOB_RUN: run.name, JOB_ATTEMPT: str(run.attempts), JOB_REPLICA: run.replica_name}
+        run.settled_at = math.inf
         try:
             specs = replica_specs(workload, gvc, run.location, run.name, None, self.resolve, labels)
             for spec in specs:
@@ -243,6 +254,8 @@ class CronRunner:
                 await self.driver.run(job)
         except Exception as exc:  # a plan or engine error fails this run, not the controller
             await self._finish(run, "failed", None, f"could not start: {exc}", self.clock(), [])
+        finally:
+            run.settled_at = self.changes
 
     async def _remove(self, infos: list[ContainerInfo]) -> None:
         for info in infos:
