@@ -8,8 +8,9 @@ apply --ready`` returns once the workload answers through the gateway; ``cpln wo
 gives the command's output and exit code and streams stdin; ``cpln cp`` copies both ways;
 ``cpln logs`` reads what the containers wrote to docker's ``json-file`` logs, by stream; ``cpln
 workload replica stop`` replaces a replica; a restart of the server adopts the running
-containers and collects those of a workload deleted while it was down. Docker has no secret
-store outside swarm mode: a workload with a secret volume says so in its status.
+containers and collects those of a workload deleted while it was down; secrets reach the
+environment and, as docker has no secret store outside swarm mode, files on a tmpfs of the host;
+workloads of a GVC reach each other by internal name; ``cron start`` runs a job to its exit code.
 
 One server per store, under a container scope of its own; each test makes its own GVC.
 """
@@ -17,6 +18,7 @@ One server per store, under a container scope of its own; each test makes its ow
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import uuid
 from collections.abc import Iterator
@@ -26,6 +28,7 @@ from typing import Any
 
 import pytest
 
+from plinth.runtime.containers.tmpfs_secrets import TmpfsSecrets
 from tests.compat.conftest import Cpln, Run
 from tests.compat.test_cli_containers import FAST_CLOCK, write_stack
 from tests.support.containers import INDEX, SERVE, ContainerKit
@@ -209,58 +212,47 @@ def test_a_restart_adopts_what_runs_and_collects_a_workload_deleted_while_down(d
     runtime.wait_gateway(f"kept-{alias}.localhost")
 
 
-def test_secrets_reach_env_and_a_secret_volume_is_held_with_the_reason(docked: Docked) -> None:
+def test_secrets_reach_env_and_files_on_a_tmpfs_that_goes_with_the_workload(docked: Docked) -> None:
     runtime, org, gvc = docked.runtime, docked.org, docked.gvc
     value = "p-" + uuid.uuid4().hex[:8]
     secret = f"s{gvc}"
     identity = f"//gvc/{gvc}/identity/app"
-
-    def workload(name: str, **container: Any) -> dict[str, Any]:
-        main = {"name": "main", "image": runtime.kit.image, "ports": [{"number": 8080}], **container}
-        scale = {"autoscaling": {"minScale": 1, "maxScale": 1}}
-        spec = {"type": "standard", "containers": [main], "defaultOptions": scale, "identityLink": identity}
-        return {"name": name, "spec": spec}
-
+    main = {
+        "name": "main",
+        "image": runtime.kit.image,
+        "ports": [{"number": 8080}],
+        "env": [{"name": "PASS", "value": f"cpln://secret/{secret}.pass"}],
+        "volumes": [{"uri": f"cpln://secret/{secret}", "path": "/etc/app"}],
+    }
+    scale = {"autoscaling": {"minScale": 1, "maxScale": 1}}
+    spec = {"type": "standard", "containers": [main], "defaultOptions": scale, "identityLink": identity}
     with runtime.api.client() as api:
         placement = {"staticPlacement": {"locationLinks": [f"//location/{LOCATION}"]}}
+        reveal = {"permissions": ["reveal"], "principalLinks": [identity]}
+        policy = {"name": f"reveal-{gvc}", "targetKind": "secret", "targetLinks": [f"//secret/{secret}"]}
         writes = [
             (f"/org/{org}/gvc", {"name": gvc, "spec": placement}),
             (f"/org/{org}/gvc/{gvc}/identity", {"name": "app"}),
             (f"/org/{org}/secret", {"name": secret, "type": "dictionary", "data": {"pass": value}}),
-            (
-                f"/org/{org}/policy",
-                {
-                    "name": f"reveal-{gvc}",
-                    "targetKind": "secret",
-                    "targetLinks": [f"//secret/{secret}"],
-                    "bindings": [{"permissions": ["reveal"], "principalLinks": [identity]}],
-                },
-            ),
-            (
-                f"/org/{org}/gvc/{gvc}/workload",
-                workload("plain", env=[{"name": "PASS", "value": f"cpln://secret/{secret}.pass"}]),
-            ),
-            (
-                f"/org/{org}/gvc/{gvc}/workload",
-                workload("sealed", volumes=[{"uri": f"cpln://secret/{secret}", "path": "/etc/app"}]),
-            ),
+            (f"/org/{org}/policy", {**policy, "bindings": [reveal]}),
+            (f"/org/{org}/gvc/{gvc}/workload", {"name": "vault", "spec": spec}),
         ]
         for path, body in writes:
             made = api.post(path, json=body)
             assert made.status_code == 201, made.text
 
-    # A value in the environment travels in the docker client's environment, never its argv.
-    [name] = wait_for(lambda: docked.running("plain") or None, "plain running").keys()
+    [name] = wait_for(lambda: docked.running("vault") or None, "vault running").keys()
+    # The environment's value travels in the docker client's environment, never its argv; the
+    # files are on a tmpfs of the host, bind-mounted read-only (docs/runtime.md).
     assert runtime.kit.cli("exec", name, "sh", "-c", 'printf %s "$PASS"').stdout == value
-
-    def message() -> str | None:
-        health = docked.api_get(f"/gvc/{gvc}/workload/sealed")["status"].get("healthCheck") or {}
-        text = str(health.get("message") or "")
-        return text if "secret store" in text else None
-
-    said = wait_for(message, "the reason in sealed's health check")
-    assert "docker's needs swarm mode" in said and value not in said, said
-    assert docked.running("sealed") == {}
+    assert runtime.kit.cli("exec", name, "cat", "/etc/app/pass").stdout == value
+    folder = TmpfsSecrets().directory(name)
+    [inspected] = json.loads(runtime.kit.cli("container", "inspect", name).stdout)
+    del inspected["Config"]["Env"]  # where an environment value lives, with any engine
+    assert folder.is_dir() and value not in json.dumps(inspected)  # the file's value: nowhere but the tmpfs
+    with runtime.api.client() as api:
+        assert api.delete(f"/org/{org}/gvc/{gvc}/workload/vault").status_code == 202
+    wait_for(lambda: not docked.running("vault") and not folder.exists(), "the replica and its secret files gone")
 
 
 def test_workloads_of_a_gvc_reach_each_other_by_internal_name(docked: Docked, tmp_path: Path) -> None:

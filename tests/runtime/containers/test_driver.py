@@ -12,6 +12,7 @@ import asyncio
 import json
 import os
 import shutil
+import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -33,6 +34,7 @@ from plinth.runtime.containers import (
     spec_digest,
 )
 from plinth.runtime.containers.protocol import MANAGED, WORKLOAD
+from plinth.runtime.containers.tmpfs_secrets import TmpfsSecrets
 from tests.aio import RunAsync
 from tests.support import containers
 from tests.support.containers import INDEX, ContainerKit, get_when_up
@@ -277,8 +279,8 @@ def test_named_volumes_outlive_their_containers(
 def test_secret_files_arrive_through_the_engine_store_and_leave_with_the_container(
     engine: CliEngine, kit: ContainerKit, make: Any, run_async: RunAsync
 ) -> None:
-    if kit.engine == "docker":
-        pytest.skip("docker keeps secrets only in swarm mode: test_docker_refuses_secret_files_saying_why")
+    """Podman's secret store; with docker (whose store needs swarm mode) a tmpfs on the host,
+    bind-mounted read-only (``tmpfs_secrets``)."""
     value = b"token-" + os.urandom(8).hex().encode()
     spec = make(secret_files=[SecretFile("/etc/app/token", value)], command="/bin/sh", args=["-c", IDLE])
     assert value.decode() not in repr(spec)
@@ -287,25 +289,42 @@ def test_secret_files_arrive_through_the_engine_store_and_leave_with_the_contain
     assert read.stdout == value
     mode = run_async(engine.exec(spec.name, ["stat", "-c", "%a", "/etc/app/token"]))
     assert mode.stdout == b"400\n"
-    secrets = info.labels["plinth.secrets"].split(",")
-    assert kit.cli("secret", "inspect", *secrets, check=False).returncode == 0
-    assert value.decode() not in " ".join(_inspect(kit, spec.name)["Config"]["CreateCommand"])
+    doc = _inspect(kit, spec.name)
+    assert value.decode() not in json.dumps(doc)
+    if kit.engine == "podman":
+        secrets = info.labels["plinth.secrets"].split(",")
+        assert kit.cli("secret", "inspect", *secrets, check=False).returncode == 0
+        assert value.decode() not in " ".join(doc["Config"]["CreateCommand"])
+    else:
+        folder = TmpfsSecrets().directory(spec.name)
+        assert run_async(engine.exec(spec.name, ["sh", "-c", "echo x > /etc/app/token"])).exit_code != 0  # read-only
+        assert (folder / "0").read_bytes() == value and (folder / "0").stat().st_mode & 0o777 == 0o400
+        assert folder.stat().st_mode & 0o777 == 0o700
+        assert _filesystem(folder) == "tmpfs"  # in memory, never on a disk
     run_async(engine.remove(spec.name))
-    assert kit.cli("secret", "inspect", secrets[0], check=False).returncode != 0
+    if kit.engine == "podman":
+        assert kit.cli("secret", "inspect", secrets[0], check=False).returncode != 0
+    else:
+        assert not folder.exists()
 
 
-def test_docker_refuses_secret_files_saying_why(
-    engine: CliEngine, kit: ContainerKit, make: Any, run_async: RunAsync
-) -> None:
+def _filesystem(path: Any) -> str:
+    done = subprocess.run(["stat", "-f", "-c", "%T", str(path)], capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def test_secret_files_on_docker_need_a_tmpfs(kit: ContainerKit, make: Any, run_async: RunAsync, tmp_path: Any) -> None:
     if kit.engine != "docker":
-        pytest.skip("podman keeps secret files in its secret store: the test above")
-    value = b"token-" + os.urandom(8).hex().encode()
-    spec = make(secret_files=[SecretFile("/etc/app/token", value)], command="/bin/sh", args=["-c", IDLE])
+        pytest.skip("podman keeps secret files in its own store")
+    binary = shutil.which("docker")
+    assert binary is not None
+    engine = CliEngine("docker", binary, hash_key=KEY, secret_tmpfs=str(tmp_path))  # the test's disk, no tmpfs
+    spec = make(secret_files=[SecretFile("/etc/app/token", b"never-written")], command="/bin/sh", args=["-c", IDLE])
     with pytest.raises(EngineError) as raised:
         run_async(engine.run(spec))
-    assert "secret files need podman's secret store" in str(raised.value)
-    assert value.decode() not in str(raised.value)
+    assert "need a tmpfs" in str(raised.value) and str(tmp_path) in str(raised.value)
     assert run_async(engine.inspect(spec.name)) is None
+    assert not any(tmp_path.rglob("*"))  # nothing written
 
 
 def test_a_failed_start_leaves_nothing_behind(
@@ -317,6 +336,8 @@ def test_a_failed_start_leaves_nothing_behind(
     assert run_async(engine.inspect(missing_image.name)) is None
     if kit.engine == "podman":
         assert kit.cli("secret", "inspect", f"{missing_image.name}-secret-0", check=False).returncode != 0
+    else:
+        assert not TmpfsSecrets().directory(missing_image.name).exists()
     no_such_command = make("-cmd", command="/no/such/binary")
     with pytest.raises(EngineError) as raised:
         run_async(engine.run(no_such_command))
@@ -325,22 +346,16 @@ def test_a_failed_start_leaves_nothing_behind(
 
 
 def test_running_a_name_that_exists_is_refused_and_leaves_the_running_one_alone(
-    engine: CliEngine, kit: ContainerKit, make: Any, run_async: RunAsync
+    engine: CliEngine, make: Any, run_async: RunAsync
 ) -> None:
-    # What is read back: a secret file with podman, an environment value with docker (no secrets).
-    first_value, second_value = ([SecretFile("/etc/app/token", v)] for v in (b"first", b"second"))
-    field, read = "secret_files", ["cat", "/etc/app/token"]
-    if kit.engine == "docker":
-        first_value, second_value = {"TOKEN": "first"}, {"TOKEN": "second"}
-        field, read = "env", ["sh", "-c", 'printf %s "$TOKEN"']
-    spec = make(**{field: first_value}, command="/bin/sh", args=["-c", IDLE])
+    spec = make(secret_files=[SecretFile("/etc/app/token", b"first")], command="/bin/sh", args=["-c", IDLE])
     first = run_async(engine.run(spec))
     with pytest.raises(EngineError) as raised:
-        run_async(engine.run(replace(spec, **{field: second_value})))
+        run_async(engine.run(replace(spec, secret_files=[SecretFile("/etc/app/token", b"second")])))
     assert "exists" in str(raised.value)
     still = run_async(engine.inspect(spec.name))
     assert still is not None and still.running and still.id == first.id
-    assert run_async(engine.exec(spec.name, read)).stdout == b"first"
+    assert run_async(engine.exec(spec.name, ["cat", "/etc/app/token"])).stdout == b"first"
 
 
 def test_spec_digest_is_keyed_and_follows_every_field() -> None:

@@ -10,9 +10,10 @@ Where they differ:
 
 - secret files use podman's secret store (``podman secret create`` from stdin, mounted with
   ``--secret NAME,type=mount,target=PATH``); docker keeps secrets only in swarm mode, so with
-  docker a spec with secret files is refused with an :class:`EngineError` saying so;
+  docker they are files on a tmpfs bind-mounted read-only (``tmpfs_secrets``);
 - ``exec`` exit code 125 is podman's own failure (no such container, not running), raised as an
-  error rather than reported as the command's exit code;
+  error rather than reported as the command's exit code; docker's own failures exit 1;
+- ``rm --force`` needs podman's ``--time 0`` to kill at once (docker's has no such option);
 - ``ps``'s JSON (``listing``) and the events stream's (``events``) have different shapes.
 
 Engine commands are what a pass waits on (each is a CLI start-up plus, with podman, its storage
@@ -62,6 +63,7 @@ from plinth.runtime.containers.protocol import (
     ReplicaSpec,
     spec_digest,
 )
+from plinth.runtime.containers.tmpfs_secrets import TmpfsSecrets
 
 ENGINES = ("podman", "docker")
 #: Upper bounds on one CLI call, so a wedged engine surfaces as an error instead of a hang.
@@ -171,9 +173,9 @@ def _engine_reads(name: str) -> bool:
 class CliEngine:
     """Drives ``binary`` (podman or docker). ``hash_key`` keys the spec digest labels
     (:func:`~plinth.runtime.containers.protocol.spec_digest`): keep it stable across restarts,
-    or nothing is adopted."""
+    or nothing is adopted. ``secret_tmpfs``: where docker's secret files go (``tmpfs_secrets``)."""
 
-    def __init__(self, name: str, binary: str, hash_key: bytes = b"") -> None:
+    def __init__(self, name: str, binary: str, hash_key: bytes = b"", secret_tmpfs: str | None = None) -> None:
         self.name = name
         self.binary = binary
         self._hash_key = hash_key
@@ -181,6 +183,7 @@ class CliEngine:
         self._images: set[str] = set()
         self._networks: set[str] = set()
         self._hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, EventHub] = weakref.WeakKeyDictionary()
+        self._tmpfs = TmpfsSecrets(secret_tmpfs)
 
     def digest(self, spec: ReplicaSpec) -> str:
         return spec_digest(spec, self._hash_key)
@@ -271,9 +274,11 @@ class CliEngine:
         # another container's, ``container:NAME``, or a path, ``ns:PATH``) is refused.
         if spec.network is not None and (spec.network in HOST_NETWORKS or ":" in spec.network):
             raise EngineError(f"{spec.name}: network '{spec.network}' would share a namespace; refused")
-        if spec.secret_files and self.name != "podman":
-            raise EngineError(f"{spec.name}: secret files need podman's secret store (docker's needs swarm mode)")
-        secrets = [secret_name(spec.name, index) for index in range(len(spec.secret_files))]
+        # Podman keeps secret files in its secret store; docker (whose store needs swarm mode)
+        # gets them on a tmpfs, bind-mounted read-only (tmpfs_secrets).
+        in_store = self.name == "podman"
+        secrets = [secret_name(spec.name, index) for index in range(len(spec.secret_files))] if in_store else []
+        on_tmpfs = bool(spec.secret_files) and not in_store
         labels = {**spec.labels, MANAGED: "true", SPEC_HASH: self.digest(spec)}
         if secrets:
             labels[SECRETS] = ",".join(secrets)
@@ -304,36 +309,41 @@ class CliEngine:
                 args += ["--network-alias", alias]
         for mount in spec.volumes:
             args += ["--volume", f"{mount.volume}:{mount.path}" + (":ro" if mount.read_only else "")]
-        for secret, file in zip(secrets, spec.secret_files, strict=True):
+        for secret, file in zip(secrets, spec.secret_files if in_store else (), strict=True):
             args += ["--secret", f"{secret},type=mount,target={file.path},mode={file.mode:04o}"]
+        if on_tmpfs:
+            args += self._tmpfs.mount_args(spec.name, spec.secret_files)
         args += [spec.image, *spec.args]
-        # Engine secrets are named after the container: refused before they are touched, so the
+        # Secret files are named after the container: refused before they are touched, so the
         # failure path below never removes a running replica's secrets. Without secrets,
         # ``create`` itself refuses a name in use (one command less).
-        if secrets and await self.inspect(spec.name) is not None:
+        if spec.secret_files and await self.inspect(spec.name) is not None:
             raise EngineError(f"creating container {spec.name}: a container of that name exists")
+        files = spec.name if on_tmpfs else None  # whose tmpfs files a failure removes
         made = False  # whether a container of this call may exist (``run`` got past its name check)
         try:
-            for secret, file in zip(secrets, spec.secret_files, strict=True):
+            for secret, file in zip(secrets, spec.secret_files if in_store else (), strict=True):
                 await self._call("secret", "rm", secret)  # a leftover of a failed attempt
                 store = ("secret", "create", *_label_args(labels), secret, "-")  # the value comes on stdin
                 await self._check(f"storing secret file {file.path}", *store, stdin=file.value)
+            if on_tmpfs:
+                self._tmpfs.write(spec.name, spec.secret_files)
             made = True
             await self._run(spec, args, passed)
         except _NameTaken:
             # Refused before anything was made: the container of that name is not this call's.
-            await asyncio.shield(self._remove(None, secrets))
+            await asyncio.shield(self._remove(None, secrets, files))
             raise EngineError(f"creating container {spec.name}: a container of that name exists") from None
         except asyncio.CancelledError:
             # The caller is stopping (a controller on SIGTERM), which is no failure: a container
             # made stays, labelled, for the next pass to adopt (its start may well have gone
             # through) or replace. Secrets made for a container not made go.
             if not made:
-                await asyncio.shield(self._remove(None, secrets))
+                await asyncio.shield(self._remove(None, secrets, files))
             raise
         except BaseException:
             # Leave nothing half-made behind (``run`` may have created it and failed to start it).
-            await asyncio.shield(self._remove(spec.name if made else None, secrets))
+            await asyncio.shield(self._remove(spec.name if made else None, secrets, files))
             raise
 
     async def _run(self, spec: ReplicaSpec, args: Sequence[str], env: Mapping[str, str]) -> None:
@@ -391,13 +401,17 @@ class CliEngine:
         # end is ``stop``'s job, called first by whoever wants one.
         info = await self.inspect(name)
         secrets = [s for s in (info.labels.get(SECRETS, "") if info else "").split(",") if s]
-        await self._remove(name, secrets)
+        await self._remove(name, secrets, name if self.name != "podman" else None)
 
-    async def _remove(self, name: str | None, secrets: Sequence[str]) -> None:
+    async def _remove(self, name: str | None, secrets: Sequence[str], files: str | None = None) -> None:
+        """Remove the container ``name``, then its engine ``secrets`` and the tmpfs secret
+        files of the container ``files`` names (each when given)."""
         if name is not None:
             code, _, err = await self._call("rm", "--force", *RM_AT_ONCE[self.name], name)
             if code != 0 and not _gone(err.decode(errors="replace")):
                 raise EngineError(f"removing container {name}: {err.decode(errors='replace').strip()}")
+        if files is not None:
+            self._tmpfs.remove(files)
         for secret in secrets:
             code, _, err = await self._call("secret", "rm", secret)
             if code != 0 and not _gone(err.decode(errors="replace")):
