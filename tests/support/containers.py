@@ -38,6 +38,7 @@ from pathlib import Path
 
 import httpx
 
+from plinth.runtime.containers.tmpfs_secrets import TmpfsSecrets
 from tests.support.paths import ROOT
 from tests.support.required import unavailable
 
@@ -86,9 +87,12 @@ class ContainerKit:
         return engine_cli(self.engine, *args, check=check, timeout=timeout, input=input)
 
     def remove(self, *names: str) -> None:
-        """Remove these containers at once, whatever their state (absent ones are ignored)."""
+        """Remove these containers at once, whatever their state (absent ones are ignored), and
+        with docker their secret files (which the driver removes when it removes a container)."""
         if names:
             self.cli("rm", "--force", *_NOW[self.engine], *names, check=False)
+        for name in names if self.engine == "docker" else ():
+            TmpfsSecrets().remove(name)
 
 
 def _binaries() -> dict[str, str | None]:
@@ -275,9 +279,11 @@ _FORCE = {"podman": ("--force",), "docker": ()}
 def cleanup(run_id: str, engine: str = "podman") -> None:
     """Remove every container, secret, network and volume carrying this test run's label."""
     label = f"label={TEST_RUN}={run_id}"
-    ids = engine_cli(engine, "ps", "--all", "--quiet", "--filter", label, check=False).stdout.split()
-    if ids:
-        engine_cli(engine, "rm", "--force", *_NOW[engine], *ids, check=False)
+    names = engine_cli(engine, "ps", "--all", "--format", "{{.Names}}", "--filter", label, check=False).stdout.split()
+    if names:
+        engine_cli(engine, "rm", "--force", *_NOW[engine], *names, check=False)
+    for name in names if engine == "docker" else ():  # docker's secret files, on a tmpfs
+        TmpfsSecrets().remove(name)
     secrets = _secrets_labelled(run_id, engine)
     if secrets:
         engine_cli(engine, "secret", "rm", *secrets, check=False)

@@ -327,6 +327,37 @@ def test_secret_files_on_docker_need_a_tmpfs(kit: ContainerKit, make: Any, run_a
     assert not any(tmp_path.rglob("*"))  # nothing written
 
 
+def test_docker_secret_files_of_containers_removed_behind_its_back_are_swept(
+    kit: ContainerKit, make: Any, run_async: RunAsync
+) -> None:
+    if kit.engine != "docker":
+        pytest.skip("podman keeps secret files in its own store")
+    binary = shutil.which("docker")
+    assert binary is not None
+    engine = CliEngine("docker", binary, hash_key=KEY)
+    files = [SecretFile("/etc/app/token", b"t-" + os.urandom(6).hex().encode())]
+    kept, dropped = (make(suffix, secret_files=files, command="/bin/sh", args=["-c", IDLE]) for suffix in "kd")
+    run_async(engine.run(kept))
+    run_async(engine.run(dropped))
+    kit.cli("rm", "--force", dropped.name)  # behind the driver's back: its files stay
+    secrets = TmpfsSecrets()
+    an_hour_ago = time.time() - 3600
+    for spec in (kept, dropped):  # old enough not to be a run under way
+        os.utime(secrets.directory(spec.name), (an_hour_ago, an_hour_ago))
+    assert secrets.exists(dropped.name)
+    young = f"t-{kit.run_id}-young"  # as a run under way has it: files written, no container yet
+    secrets.write(young, files)
+    fresh = CliEngine("docker", binary, hash_key=KEY)  # its first list sweeps
+    try:
+        run_async(fresh.list({WORKLOAD: "web"}))
+        assert secrets.exists(young)
+    finally:
+        secrets.remove(young)
+    assert not secrets.exists(dropped.name)
+    assert secrets.exists(kept.name)  # a container that exists keeps its files, whatever the scope listed
+    assert run_async(engine.exec(kept.name, ["cat", "/etc/app/token"])).stdout == files[0].value
+
+
 def test_a_failed_start_leaves_nothing_behind(
     engine: CliEngine, kit: ContainerKit, make: Any, run_async: RunAsync
 ) -> None:

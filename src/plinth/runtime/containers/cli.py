@@ -372,7 +372,17 @@ class CliEngine:
         for key, value in {MANAGED: "true", **(labels or {})}.items():
             args += ["--filter", f"label={key}={value}"]
         infos = parse_ps(await self._check("listing containers", *args), self.name)
+        if self.name != "podman" and self._tmpfs.sweep_due():  # podman keeps none there
+            await self._sweep_secret_files()
         return [info for info in infos if info.labels.get(MANAGED) == "true"]
+
+    async def _sweep_secret_files(self) -> None:
+        """Remove the tmpfs secret files of containers that are gone (removed behind the
+        driver's back, by hand or by another tool): every managed container counts, whatever
+        the scope of this driver's lists."""
+        code, out, _ = await self._call("ps", "--all", "--format", "{{.Names}}", "--filter", f"label={MANAGED}=true")
+        if code == 0:
+            self._tmpfs.sweep(set(out.decode(errors="replace").split()))
 
     def events(self, labels: Mapping[str, str] | None = None) -> AsyncIterator[ContainerEvent]:
         loop = asyncio.get_running_loop()

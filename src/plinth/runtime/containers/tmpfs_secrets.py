@@ -6,18 +6,21 @@ secrets only in swarm mode, so for docker the driver puts them where a secret ma
 never on a disk. :class:`TmpfsSecrets` holds them under a root on a tmpfs (``/dev/shm`` by
 default, ``PLINTH_SECRET_TMPFS`` to choose another), one directory per container named after
 it (0700), one file per secret file (its own mode, 0400 by default), mounted at the file's path
-with ``--mount type=bind,...,readonly``. The directory goes when the container is removed
-through the driver. A root that is not on a tmpfs is refused with an :class:`EngineError`
-saying so, before anything is written.
+with ``--mount type=bind,...,readonly``. A root that is not on a tmpfs is refused with an
+:class:`EngineError` saying so, before anything is written.
 
-Like the engine's secret store, the files are readable by root on the host while their
-container exists: the container runtime needs them there to mount them.
+The directory goes when the container is removed through the driver. Those of containers
+removed behind its back (by hand, by another tool) are swept about once a minute by the
+driver's ``list`` (:meth:`TmpfsSecrets.sweep`), which asks the engine for every managed
+container: one root serves one engine daemon. Like the engine's secret store, the files are
+readable by root on the host while their container exists: the runtime needs them to mount them.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -27,6 +30,9 @@ DEFAULT_ROOT = "/dev/shm"
 ROOT_ENV = "PLINTH_SECRET_TMPFS"
 #: The directory under the tmpfs that holds every container's directory.
 FOLDER = "plinth-secret-files"
+#: How often the driver looks for files of containers that are gone, and how old a directory
+#: must be to go then (younger ones may belong to a ``run`` under way).
+SWEEP_EVERY_S = 60.0
 
 
 def _mount_type(path: Path) -> str:
@@ -53,6 +59,30 @@ class TmpfsSecrets:
     def __init__(self, root: str | None = None) -> None:
         self.tmpfs = Path(root or os.environ.get(ROOT_ENV) or DEFAULT_ROOT)
         self.root = self.tmpfs / FOLDER
+        self._swept = 0.0
+
+    def sweep_due(self) -> bool:
+        """Whether files were written here (by any process) and a minute passed since the last sweep."""
+        return time.monotonic() - self._swept >= SWEEP_EVERY_S and self.root.is_dir()
+
+    def sweep(self, containers: set[str], min_age_s: float = SWEEP_EVERY_S) -> list[str]:
+        """Remove the directories of containers not in ``containers`` (the engine's managed
+        ones) older than ``min_age_s``; the names removed."""
+        self._swept = time.monotonic()
+        removed = []
+        try:
+            entries = list(os.scandir(self.root))
+        except OSError:
+            return []
+        for entry in entries:
+            try:
+                old = time.time() - entry.stat(follow_symlinks=False).st_mtime >= min_age_s
+            except OSError:
+                continue
+            if entry.name not in containers and old:
+                shutil.rmtree(entry.path, ignore_errors=True)
+                removed.append(entry.name)
+        return removed
 
     def directory(self, container: str) -> Path:
         return self.root / container
