@@ -36,18 +36,19 @@ $(TEST_STAMP): pyproject.toml | $(BIN)/python
 
 venv: $(TEST_STAMP)
 
-# `make run` runs workloads as real containers when a container engine (podman or docker) and the
-# gateway (caddy) are installed, and says so; otherwise it says what to install and serves the
-# simulated runtime. PLINTH_RUNTIME set in the environment wins.
+# `make run` runs workloads as real containers when a container engine (podman, or docker whose
+# daemon answers: a docker client alone runs nothing) and the gateway (caddy) are installed, and
+# says so; otherwise it says what to install and serves the simulated runtime. PLINTH_RUNTIME set
+# in the environment wins.
 run: $(RUN_STAMP)
 	@if [ -n "$$PLINTH_RUNTIME" ]; then \
 		echo "make run: --runtime $$PLINTH_RUNTIME (from PLINTH_RUNTIME)"; runtime=$$PLINTH_RUNTIME; \
-	elif command -v caddy >/dev/null && { command -v podman >/dev/null || command -v docker >/dev/null; }; then \
+	elif command -v caddy >/dev/null && { command -v podman >/dev/null || docker info >/dev/null 2>&1; }; then \
 		echo "make run: podman or docker and caddy found: workloads run as real containers (--runtime containers)," \
 			"reached through the gateway on http://$${PLINTH_GATEWAY_LISTEN:-127.0.0.1:8880}"; runtime=containers; \
 	else \
 		echo "make run: no container engine or no caddy: workloads are simulated (--runtime simulated)." \
-			"To run them for real: apt-get install podman caddy (or docker)"; runtime=simulated; \
+			"To run them for real: apt-get install podman caddy (or docker with its daemon running)"; runtime=simulated; \
 	fi; \
 	exec $(BIN)/plinth serve --host 127.0.0.1 --port $(PLINTH_PORT) --data-dir ./.plinth-data --init-profile local \
 		--runtime $$runtime

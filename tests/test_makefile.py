@@ -49,5 +49,6 @@ def test_the_test_targets_install_the_test_extras(target: str) -> None:
 def test_make_run_chooses_the_containers_runtime_when_the_tools_are_there() -> None:
     recipe = "\n".join(planned("run"))
     assert "command -v caddy" in recipe and "command -v podman" in recipe and "runtime=containers" in recipe
+    assert "docker info" in recipe  # a docker client whose daemon does not answer runs nothing
     assert "runtime=simulated" in recipe and "apt-get install podman caddy" in recipe  # says what to install
     assert "--runtime $runtime" in recipe
