@@ -6,6 +6,7 @@ import functools
 from pathlib import Path
 from typing import Any
 
+from selenium.common.exceptions import TimeoutException, WebDriverException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -16,7 +17,7 @@ from tests.console.conftest import SCREENSHOTS
 from tests.support import npm
 from tests.support.paths import ROOT
 
-WAIT_S = 15
+WAIT_S = 30  # a bound, not a timing: under a full run's load a page has taken more than 15 s
 #: axe-core, the accessibility engine, pinned; installed by npm into the git-ignored .cache
 #: (never shipped in the package): ``axe`` injects it into the page under test.
 AXE_PACKAGE = "axe-core"
@@ -32,8 +33,30 @@ WATCH_CSP = (
 )
 
 
+class _Wait(WebDriverWait):  # type: ignore[type-arg]
+    """A wait whose timeout says where the page was: its address, whether it loaded, what it
+    showed, and what the browser logged (a wait that fails only under a full run's load
+    otherwise leaves nothing to go on)."""
+
+    def until(self, method: Any, message: str = "") -> Any:
+        try:
+            return super().until(method, message)
+        except TimeoutException as exc:
+            raise TimeoutException(f"{message} after {WAIT_S} s; {page_state(self._driver)}") from exc
+
+
+def page_state(driver: Any) -> str:
+    try:
+        shown = "(document.body && document.body.innerText || '').slice(0, 400)"
+        state = driver.execute_script(f"return [location.href, document.readyState, {shown}];")
+        logged = [f"{e['level']} {e['message']}"[:300] for e in driver.get_log("browser")][-8:]
+    except WebDriverException as exc:
+        return f"the page could not be read: {exc.msg}"
+    return f"at {state[0]} ({state[1]}), showing {state[2]!r}; the browser logged {logged}"
+
+
 def wait(driver: Any) -> WebDriverWait:
-    return WebDriverWait(driver, WAIT_S)
+    return _Wait(driver, WAIT_S)
 
 
 def find(driver: Any, css: str) -> Any:
