@@ -526,6 +526,9 @@ class Access:
       ``configureLoadBalancer``); pure, judged on the built candidate (step 6).
     - ``affects_access``: writes change who may do what: caches of keys and policy decisions
       are dropped on every replica (the write's transaction bumps the access generation).
+    - ``seeds_access``: creating an item seeds items that do (an org seeds its built-in groups
+      and policies), without the escalation checks ``affects_access`` brings: the process that
+      served the write looks at the access generation again before its next request.
     - ``confers(item, org) -> frozenset[Conferred]``: the grants the item gives (a policy's
       bindings on its target), implied permissions included; ``members(item, org) ->
       frozenset[str]``: for a kind whose items pass their grants on (a group), what makes a
@@ -546,6 +549,7 @@ class Access:
     delete_permission: str = "delete"
     write_permissions: Callable[[Item, Item | None], tuple[str, ...]] = _no_extra_permissions
     affects_access: bool = False
+    seeds_access: bool = False
     confers: Callable[[Item, str], frozenset[Conferred]] | None = None
     members: Callable[[Item, str], frozenset[str]] | None = None
     member_query: Callable[[Item, str], Any] | None = None

@@ -383,13 +383,13 @@ class PlinthApp:
     def _written(self, method: str, info: RequestInfo) -> None:
         """This process may just have changed keys or policies: look at the access generation
         again before the next request. Not after a create, PUT or PATCH of a kind whose writes
-        never move it (no ``affects_access``; not an org, whose creation seeds policies): one
-        read of the store less per such write. Deletes (``forget`` moves it) and actions always."""
+        never move it (neither ``affects_access`` nor ``seeds_access``): one read of the store
+        less per such write. Deletes (``forget`` moves it) and actions always."""
         if self.watcher is None:
             return
         kind = REGISTRY.get(info.kind)
-        plain = method in ("POST", "PUT", "PATCH") and info.action is None and info.kind != "org"
-        if plain and kind is not None and not kind.access.affects_access:
+        plain = method in ("POST", "PUT", "PATCH") and info.action is None
+        if plain and kind is not None and not (kind.access.affects_access or kind.access.seeds_access):
             return
         self.watcher.expire()
 

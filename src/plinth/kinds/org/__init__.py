@@ -80,6 +80,7 @@ ORG = KindSpec(
             without=("create", "delete"),
         ),
         verbs=CRUD_VERBS - {"delete"},
+        seeds_access=True,  # its built-in groups and policies
     ),
     presentation=Presentation(
         terraform_resource="cpln_org",
