@@ -82,11 +82,7 @@ def gvc(runtime: RuntimeServer) -> Iterator[str]:
     controller then removes the containers; the module's finalizer removes any left)."""
     name = f"g{uuid.uuid4().hex[:8]}"
     yield name
-    base = f"/org/{runtime.org}/gvc/{name}"
-    with runtime.api.client() as api:
-        for item in api.get(f"{base}/workload").json().get("items", []):
-            api.delete(f"{base}/workload/{item['name']}")
-        api.delete(base)
+    runtime.delete_gvc(name)
 
 
 def ok(run: Run) -> Run:

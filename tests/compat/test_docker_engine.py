@@ -30,7 +30,7 @@ import pytest
 
 from plinth.runtime.containers.tmpfs_secrets import TmpfsSecrets
 from tests.compat.conftest import Cpln, Run
-from tests.compat.test_cli_containers import FAST_CLOCK, write_stack
+from tests.compat.test_cli_containers import FAST_CLOCK, ok, write_stack
 from tests.support.containers import INDEX, SERVE, ContainerKit
 from tests.support.runtime_server import RuntimeServer, serving_runtime, wait_for
 
@@ -114,16 +114,7 @@ def docked(
         runtime.start()  # a test that stopped it and failed before starting it again
     made = Docked(runtime, f"g{uuid.uuid4().hex[:8]}", cpln_bin, cpln_home, clock)
     yield made
-    base = f"/org/{runtime.org}/gvc/{made.gvc}"
-    with runtime.api.client() as api:
-        for item in api.get(f"{base}/workload").json().get("items", []):
-            api.delete(f"{base}/workload/{item['name']}")
-        api.delete(base)
-
-
-def ok(run: Run) -> Run:
-    assert run.code == 0, f"exit {run.code}\n{run.stdout}\n{run.stderr}"
-    return run
+    runtime.delete_gvc(made.gvc)
 
 
 def test_apply_ready_serves_through_the_gateway_and_the_api_reports_it(docked: Docked, tmp_path: Path) -> None:

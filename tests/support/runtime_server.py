@@ -169,6 +169,15 @@ class RuntimeServer:
         """The live controller processes talking to this server (``--api`` its URL)."""
         return processes(b"plinth.runtime.controller", f"--api\0{self.api.url}\0".encode())
 
+    def delete_gvc(self, name: str) -> None:
+        """Delete the GVC ``name`` and every workload in it, through the API (the controller
+        then removes their containers; the module's finalizer removes any left)."""
+        base = f"/org/{self.org}/gvc/{name}"
+        with self.api.client() as api:
+            for item in api.get(f"{base}/workload").json().get("items", []):
+                api.delete(f"{base}/workload/{item['name']}")
+            api.delete(base)
+
     def remove_containers(self) -> None:
         """Remove every container of this scope (the finalizer; also when a test failed)."""
         self.kit.remove(*(c["Id"] for c in self.containers()))
