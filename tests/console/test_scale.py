@@ -75,10 +75,24 @@ async def _seed(server: ServerProcess) -> None:
     async with httpx.AsyncClient(base_url=server.url, headers=headers, limits=limits, timeout=60) as client:
         numbers = iter(range(ITEMS))
 
+        async def create(body: dict[str, object]) -> None:
+            # A connection the server closes as idle just as a request goes out on it is HTTP/1.1's
+            # keep-alive race: the request never reached the server (its log shows no answer), and
+            # a client may only try again, taking a 409 as the first attempt having landed after all.
+            for attempt in range(3):
+                try:
+                    answer = await client.post(f"/org/{server.org}/group", json=body)
+                except httpx.TransportError:
+                    if attempt == 2:
+                        raise
+                    continue
+                if not (answer.status_code == 409 and attempt > 0):
+                    answer.raise_for_status()
+                return
+
         async def worker() -> None:
             for n in numbers:
-                body = {"name": f"load-{n:05d}", "description": f"item {n}", "tags": {"shard": str(n % 10)}}
-                (await client.post(f"/org/{server.org}/group", json=body)).raise_for_status()
+                await create({"name": f"load-{n:05d}", "description": f"item {n}", "tags": {"shard": str(n % 10)}})
 
         await asyncio.gather(*(worker() for _ in range(SEED_CONCURRENCY)))
 
