@@ -1,11 +1,9 @@
 """The regular expressions of ``~`` and ``=~`` query terms: RE2, in time linear in the text.
 
-Python's ``re`` backtracks: ``(a*)*b`` against forty ``a`` runs for longer than anyone waits,
-and a SQLite store and every watch evaluate terms in Python, on the worker's event loop. RE2
-(``google-re2``, the engine of Go and of Google's services) matches in time linear in the text
-and bounds the memory a pattern compiles to; it refuses what needs backtracking
-(back-references, look-arounds). Repetition counts are at most 255 (PostgreSQL's own bound;
-RE2's is 1,000), so a pattern one store runs the other runs too.
+A SQLite store and every watch evaluate terms in Python, on the worker's event loop: patterns
+compile through ``plinth.re2bounded`` (RE2, linear in the text, memory and length bounded),
+with these rules added so that both stores read a pattern alike. Repetition counts are at most
+255 (PostgreSQL's own bound; RE2's is 1,000), so a pattern one store runs the other runs too.
 
 Both stores accept exactly the patterns :func:`compile_pattern` accepts (the engine checks every
 query with it before a store sees it): PostgreSQL then runs its own engine on them, which is not
@@ -15,16 +13,13 @@ backtracking-free in general but is on this syntax, and within the per-query tim
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Any
 
-import re2
+from plinth.re2bounded import PatternError, compiler
 
-from plinth.meta import QUERY_PATTERN_MAX
+__all__ = ["PatternError", "compile_pattern", "search"]
 
-#: Memory one compiled pattern may take (RE2's own default is 8 MiB): a pattern over it is refused.
-MAX_MEMORY = 1 << 20
 #: Compiled patterns kept per process (the same query is usually run page after page).
 CACHED = 512
 #: The largest count of a ``{m,n}`` repetition (PostgreSQL's ``DUPMAX``).
@@ -32,42 +27,14 @@ MAX_REPEAT = 255
 #: A counted repetition (RE2 has accepted the pattern's syntax; a literal brace with a count
 #: over the bound inside a bracket expression is refused too, which errs on the safe side).
 _COUNT = re.compile(r"(?<!\\)\{(\d+)(?:,(\d*))?\}")
-
-
-class PatternError(ValueError):
-    """A pattern no store runs; the message says why, for a client."""
-
-
-def _options() -> Any:
-    options = re2.Options()
-    options.max_mem = MAX_MEMORY
-    options.dot_nl = True  # as PostgreSQL's '.' (which matches a newline unless told otherwise)
-    options.log_errors = False  # a refused pattern is the client's 400, not a line on stderr
-    return options
-
-
-_OPTIONS = _options()
-
-
-@functools.lru_cache(maxsize=CACHED)
-def _compiled(pattern: str) -> Any:
-    """The compiled pattern, or why RE2 refuses it (a string: refusals are cached too)."""
-    try:
-        return re2.compile(pattern, _OPTIONS)
-    except re2.error as exc:
-        reason = exc.args[0] if exc.args else exc
-        if isinstance(reason, bytes):
-            reason = reason.decode("utf-8", "replace")
-        return f"not a valid regular expression: {reason}"
+#: ``.`` matches a newline, as PostgreSQL's does unless told otherwise.
+_compile = compiler(dot_nl=True, cached=CACHED)
 
 
 def compile_pattern(pattern: str) -> Any:
-    """The compiled pattern; :class:`PatternError` when it is too long or RE2 refuses it."""
-    if len(pattern) > QUERY_PATTERN_MAX:
-        raise PatternError(f"a regular expression may have at most {QUERY_PATTERN_MAX} characters")
-    compiled = _compiled(pattern)
-    if isinstance(compiled, str):
-        raise PatternError(compiled)
+    """The compiled pattern; :class:`PatternError` when it is too long, RE2 refuses it, or
+    the stores would read it differently."""
+    compiled = _compile(pattern)
     for low, high in _COUNT.findall(pattern):
         if int(low) > MAX_REPEAT or (high and int(high) > MAX_REPEAT):
             raise PatternError(f"a repetition count may be at most {MAX_REPEAT}")
