@@ -5,9 +5,9 @@ The driver speaks to podman and docker through their command-line clients
 (``plinth.runtime.containers.cli``); podman is the engine of the other runtime tests. Here the
 same server runs its workloads on a real Docker daemon (``tests/support/docker.py``): ``cpln
 apply --ready`` returns once the workload answers through the gateway; ``cpln workload exec``
-gives the command's output and exit code and streams stdin; ``cpln cp`` copies both ways;
-``cpln logs`` reads what the containers wrote to docker's ``json-file`` logs, by stream; ``cpln
-workload replica stop`` replaces a replica; a restart of the server adopts the running
+gives the command's output and exit code and streams stdin; ``cpln workload connect`` runs a
+shell on a terminal; ``cpln cp`` copies both ways; ``cpln logs`` reads what the containers wrote
+to docker's ``json-file`` logs, by stream; ``cpln workload replica stop`` replaces a replica; a restart of the server adopts the running
 containers and collects those of a workload deleted while it was down; secrets reach the
 environment and, as docker has no secret store outside swarm mode, files on a tmpfs of the host;
 workloads of a GVC reach each other by internal name; ``cron start`` runs a job to its exit code.
@@ -31,6 +31,7 @@ import pytest
 from plinth.runtime.containers.tmpfs_secrets import TmpfsSecrets
 from tests.compat.conftest import Cpln, Run
 from tests.compat.test_cli_containers import FAST_CLOCK, ok, write_stack
+from tests.compat.test_dataplane import Terminal
 from tests.support.containers import INDEX, SERVE, ContainerKit
 from tests.support.runtime_server import RuntimeServer, serving_runtime, wait_for
 
@@ -64,19 +65,21 @@ class Docked:
     def org(self) -> str:
         return self.runtime.org
 
-    def cpln(self, *args: str, stdin: str = "", fast_clock: bool = False) -> Run:
+    def runner(self) -> Cpln:
+        return Cpln(self.cpln_bin, self.home, self.runtime.api.url, self.runtime.api.key)
+
+    def args(self, *args: str) -> tuple[str, ...]:
+        """``args`` with the server, key, org (and GVC) flags, before any ``--``."""
         server = self.runtime.api
-        runner = Cpln(self.cpln_bin, self.home, server.url, server.key)
         auth = ["--endpoint", server.url, "--token", server.key, "--org", self.org]
         if args[0] not in ("apply", "logs"):
             auth += ["--gvc", self.gvc]
-        if "--" in args:  # the flags go before the command's own arguments
-            at = args.index("--")
-            args = (*args[:at], *auth, *args[at:])
-        else:
-            args = (*args, *auth)
+        at = args.index("--") if "--" in args else len(args)
+        return (*args[:at], *auth, *args[at:])
+
+    def cpln(self, *args: str, stdin: str = "", fast_clock: bool = False) -> Run:
         env = {"NODE_OPTIONS": f"--require={self.clock}"} if fast_clock else None
-        return runner.raw(*args, stdin=stdin, env=env)
+        return self.runner().raw(*self.args(*args), stdin=stdin, env=env)
 
     def apply_workload(self, name: str, tmp_path: Path, **container: Any) -> None:
         """``cpln apply --ready`` of the GVC and a workload of one replica of the test image."""
@@ -156,6 +159,20 @@ def test_exec_gives_output_and_exit_code_streams_stdin_and_cp_copies_both_ways(d
     download = tmp_path / "down.bin"
     ok(docked.cpln("cp", "web:tmp/down.bin", str(download), *where))  # relative: busybox tar (test_dataplane.py)
     assert hashlib.sha256(download.read_bytes()).hexdigest() == expected
+
+
+def test_connect_runs_a_shell_on_a_terminal(docked: Docked, tmp_path: Path) -> None:
+    docked.apply_workload("web", tmp_path)
+    argv = [str(docked.cpln_bin), *docked.args("workload", "connect", "web", *docked.exec_where(), "--shell", "sh")]
+    term = Terminal(argv, docked.runner().environ(), 30, 100)
+    try:
+        term.type("stty size; echo size-$((6*7))\r")
+        term.expect("30 100")
+        term.expect("size-42")
+        term.type("exit\r")
+    finally:
+        code = term.close()
+    assert code == 0
 
 
 def test_logs_read_what_the_containers_wrote_by_stream(docked: Docked, tmp_path: Path) -> None:
