@@ -7,9 +7,10 @@ same server runs its workloads on a real Docker daemon (``tests/support/docker.p
 apply --ready`` returns once the workload answers through the gateway; ``cpln workload exec``
 gives the command's output and exit code and streams stdin; ``cpln workload connect`` runs a
 shell on a terminal; ``cpln cp`` copies both ways; ``cpln logs`` reads what the containers wrote
-to docker's ``json-file`` logs, by stream; ``cpln workload replica stop`` replaces a replica; a restart of the server adopts the running
-containers and collects those of a workload deleted while it was down; secrets reach the
-environment and, as docker has no secret store outside swarm mode, files on a tmpfs of the host;
+to docker's ``json-file`` logs, by stream; ``cpln workload replica stop`` replaces a replica; a
+restart of the server adopts the running containers and collects those of a workload deleted
+while it was down; secrets reach the environment and, as docker has no secret store outside
+swarm mode, files on a tmpfs of the host;
 workloads of a GVC reach each other by internal name; ``cron start`` runs a job to its exit code.
 
 One server per store, under a container scope of its own; each test makes its own GVC.
