@@ -35,13 +35,14 @@ SYSTEM = Unrestricted(SERVER_ACTOR)
 async def write(core: EngineCore, t: Address, w: Write) -> WriteResult:
     """Run the write ``w`` of ``t`` until it commits (or answers without committing).
 
-    A create (``POST``) first takes its name as free without reading it: a new name is never
-    in the record cache, so that read cost a statement on every create. Its ``INSERT`` fails
-    if the name is taken; only then is the item read, and the create answered exactly as if it
-    had been read first (:func:`_taken`). An attempt that would answer without committing
-    (a dry run) or fails is run again the ordinary way, reading first: its answer is the same.
+    A create (``POST``, not a dry run) first takes its name as free without reading it: a new
+    name is never in the record cache, so that read cost a statement on every create. Its
+    ``INSERT`` fails if the name is taken; only then is the item read, and the create answered
+    exactly as if it had been read first (:func:`_taken`); so is a create whose build failed.
+    The build runs once either way, and its hooks with it (an extension's ``before_commit``
+    may be followed by no commit, as after a lost race: here, when the name was taken).
     """
-    unread = [w.mode == "create"]
+    unread = [w.mode == "create" and not w.dry_run]
 
     async def attempt() -> Commit[WriteResult] | WriteResult:
         parent = await core.read_container(t)
@@ -49,8 +50,14 @@ async def write(core: EngineCore, t: Address, w: Write) -> WriteResult:
             unread[0] = False
             try:
                 built = await build(core, t, parent, None, None, w, None)
-            except Exception:  # answered by the ordinary attempt below
-                built = None
+            except Exception as exc:
+                # What a create that had read first would answer: the taken name's, the
+                # preconditions' of a free name, or else this same build's error.
+                taken = await _taken(core, t, w)
+                if taken is not None:
+                    raise taken from None
+                await _preconditions(core, t, w, None)
+                raise exc
             if isinstance(built, Built):
                 return _commit(core, t, w, built, free=True)
         # Fresh: a write's precondition is judged on the stored version, never a cached one.
