@@ -267,6 +267,49 @@ def test_own_commits_keep_the_cache_and_others_drop_it(store: SqliteStorage) -> 
     other.close()
 
 
+def test_a_commit_of_another_process_under_way_keeps_the_cache(store: SqliteStorage) -> None:
+    """While another process commits (the counter odd, the lock held), reads are served as
+    before that commit, none of whose writes is acknowledged yet, and nothing read meanwhile
+    is kept; once it has finished only what it wrote is dropped. (A read at such a moment used
+    to drop the whole cache: with two workers writing, most of the time.)"""
+    counter, other = ChangeCounter(store.path), ChangeCounter(store.path)
+    cache = SqliteRecordCache(counter)
+    one, two, three = make_record("acme", "one"), make_record("acme", "two"), make_record("acme", "three")
+    cache.get(one.key)
+    cache.put(one)
+    cache.put(two)
+    with other.writing({two.key: None}) as span:
+        assert counter.read() == span.before + 1
+        assert cache.get(one.key) is one and cache.get(two.key) is two  # as before the commit
+        assert cache.get(three.key) is None
+        cache.put(three)  # read from SQLite meanwhile: not kept
+        assert cache.get(three.key) is None
+    assert cache.get(one.key) is one  # not written: still cached
+    assert cache.get(two.key) is None  # written by it: dropped
+    counter.close()
+    other.close()
+
+
+def test_a_commit_of_another_process_that_died_is_not_waited_for(store: SqliteStorage) -> None:
+    """A counter left odd with the lock free (its holder died) is no commit under way: the
+    cache is not served until the next commit moves the counter on."""
+    counter, other = ChangeCounter(store.path), ChangeCounter(store.path)
+    cache = SqliteRecordCache(counter)
+    one = make_record("acme", "one")
+    cache.get(one.key)
+    cache.put(one)
+    assert counter.committing(counter.read() + 1) is False  # nobody holds the lock
+    other._value[0] = counter.read() + 1  # as a holder that died left it
+    assert cache.get(one.key) is None and cache.get(one.key) is None
+    with other.writing({}):
+        assert counter.committing(counter.read()) is True
+    assert cache.get(one.key) is None  # the commit that died is unknown: everything dropped
+    cache.put(one)
+    assert cache.get(one.key) is one
+    counter.close()
+    other.close()
+
+
 #: Run in another process: create the record named by argv.
 CREATE_IN_ANOTHER_PROCESS = """
 import asyncio, sys

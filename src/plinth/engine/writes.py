@@ -19,7 +19,7 @@ import orjson
 from plinth.engine import sealed
 from plinth.engine.access import Unrestricted, require, stamp_of
 from plinth.engine.address import Address
-from plinth.engine.build import Write, WriteResult, build
+from plinth.engine.build import Built, Write, WriteResult, build
 from plinth.engine.commits import Commit, until_committed
 from plinth.engine.core import EngineCore
 from plinth.engine.render import SERVER_ACTOR
@@ -33,33 +33,79 @@ SYSTEM = Unrestricted(SERVER_ACTOR)
 
 
 async def write(core: EngineCore, t: Address, w: Write) -> WriteResult:
-    """Run the write ``w`` of ``t`` until it commits (or answers without committing)."""
+    """Run the write ``w`` of ``t`` until it commits (or answers without committing).
+
+    A create (``POST``, not a dry run) first takes its name as free without reading it: a new
+    name is never in the record cache, so that read cost a statement on every create. Its
+    ``INSERT`` fails if the name is taken; only then is the item read, and the create answered
+    exactly as if it had been read first (:func:`_taken`); so is a create whose build failed.
+    The build runs once either way, and its hooks with it (an extension's ``before_commit``
+    may be followed by no commit, as after a lost race: here, when the name was taken).
+    """
+    unread = [w.mode == "create" and not w.dry_run]
 
     async def attempt() -> Commit[WriteResult] | WriteResult:
         parent = await core.read_container(t)
+        if unread[0]:
+            unread[0] = False
+            try:
+                built = await build(core, t, parent, None, None, w, None)
+            except Exception as exc:
+                # What a create that had read first would answer: the taken name's, the
+                # preconditions' of a free name, or else this same build's error.
+                taken = await _taken(core, t, w)
+                if taken is not None:
+                    raise taken from None
+                await _preconditions(core, t, w, None)
+                raise exc
+            if isinstance(built, Built):
+                return _commit(core, t, w, built, free=True)
         # Fresh: a write's precondition is judged on the stored version, never a cached one.
         old_record = await core.read(t, fresh=True)
         old, sealed_record = await _preconditions(core, t, w, old_record)
         built = await build(core, t, parent, old_record, old, w, sealed_record)
         if isinstance(built, WriteResult):
             return built
-
-        async def done() -> WriteResult:
-            await core.settle(built.change, built.links)
-            result = built.result
-            if result.status == 201 and t.kind.lifecycle.shown_once is not None:
-                result = replace(result, doc=orjson.dumps(t.kind.lifecycle.shown_once(orjson.loads(result.doc))))
-            return result
-
-        async def refused(exc: StorageError) -> Exception | None:
-            return await core.refusal(built.change, exc, pinned=w.expected is not None)
-
-        return Commit(built.ops, done, refused)
+        return _commit(core, t, w, built, free=False)
 
     def too_fast() -> Exception:
         return Conflict("The item is changing too fast to apply this write; retry", {"name": t.name})
 
     return await until_committed(core.storage, t.kind.name, attempt, too_fast)
+
+
+def _commit(core: EngineCore, t: Address, w: Write, built: Built, free: bool) -> Commit[WriteResult]:
+    """The commit of ``built``; ``free``: built without reading, taking the name as free."""
+
+    async def done() -> WriteResult:
+        await core.settle(built.change, built.links)
+        result = built.result
+        if result.status == 201 and t.kind.lifecycle.shown_once is not None:
+            result = replace(result, doc=orjson.dumps(t.kind.lifecycle.shown_once(orjson.loads(result.doc))))
+        return result
+
+    async def refused(exc: StorageError) -> Exception | None:
+        if free:
+            taken = await _taken(core, t, w)
+            if taken is not None:
+                return taken
+        return await core.refusal(built.change, exc, pinned=w.expected is not None)
+
+    return Commit(built.ops, done, refused)
+
+
+async def _taken(core: EngineCore, t: Address, w: Write) -> Exception | None:
+    """For a create built without reading whose commit was refused: what it answers if the
+    name is taken (a create of a stored name never gets past its preconditions: 409, or 403
+    for a name the caller may not view nor create), ``None`` if it is free."""
+    old_record = await core.read(t, fresh=True)
+    if old_record is None:
+        return None
+    try:
+        await _preconditions(core, t, w, old_record)
+    except Exception as exc:  # the answer
+        return exc
+    raise AssertionError("a create of a stored name passed its preconditions")
 
 
 async def _preconditions(

@@ -5,14 +5,17 @@ counter: 8 bytes in the file ``<database>-changes``, mapped into every process. 
 sequence lock. A commit takes an exclusive ``flock`` on that file, makes the counter odd, commits,
 and makes it even again before it answers. A process serves a record from its cache only while
 the counter is even and equal to the value it saw when it last dropped its cache; a new even
-value drops the cache, and an odd one bypasses it. A process's own commit does not drop it: the
-process knows what it wrote, so it drops those keys alone and moves on to the new value
-(:meth:`SqliteRecordCache.get`), which keeps a lone writer's cache warm under writes; and each
-commit records the keys it wrote beside the counter (``sqlite_ring.py``), so another process's
-commit drops those keys alone. So a
-read through any worker sees every write acknowledged before the read began, as it would without
-a cache, and a read that hits the cache costs one memory load instead of a statement, two file
-locks and a ``stat``.
+value drops the cache, and an odd one bypasses it (but see below for a commit under way). A
+process's own commit does not drop it: the process knows what it wrote, so it drops those keys
+alone and moves on to the new value (:meth:`SqliteRecordCache.get`), which keeps a lone writer's
+cache warm under writes; and each commit records the keys it wrote beside the counter
+(``sqlite_ring.py``), so another process's commit drops those keys alone. While another
+process's commit is under way (the counter odd and the lock held), the cache serves the state
+before it, none of whose writes is acknowledged yet, and keeps nothing read meanwhile; with two
+workers writing, one of them commits most of the time, and dropping the cache at each such look
+kept it nearly empty. So a read through any worker sees every write acknowledged before the
+read began, as it would without a cache, and a read that hits the cache costs one memory load
+instead of a statement, two file locks and a ``stat``.
 
 A commit that dies between the two steps leaves the counter odd: every process then reads SQLite
 itself until the next commit, which finds the counter odd and moves on from there. Programs other
@@ -87,6 +90,9 @@ class ChangeCounter:
             if os.fstat(self._fd).st_size < FILE_BYTES:
                 os.ftruncate(self._fd, FILE_BYTES)  # never shrinks: a racing process's value stays
             self._map = mmap.mmap(self._fd, FILE_BYTES)
+            #: A description of its own, to ask whether another holds the lock: a ``flock`` on
+            #: ``_fd`` would convert this process's own lock instead of meeting it.
+            self._probe = os.open(self.path, os.O_RDONLY)
         except BaseException:
             os.close(self._fd)
             raise
@@ -141,6 +147,20 @@ class ChangeCounter:
         finally:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
 
+    def committing(self, value: int) -> bool:
+        """Whether the commit that made the counter ``value`` (odd) is still under way, as
+        opposed to having died under way. A live commit holds the lock from before it turns
+        the counter odd until after it turns it even, so: the lock is held, and the counter
+        still reads ``value`` once that is known. (Held by a commit that took it after one
+        died, not yet moved on: neither one's writes are acknowledged either.) Rarely, the
+        lock is free and is taken shared for the time of two system calls."""
+        try:
+            fcntl.flock(self._probe, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return self.read() == value
+        fcntl.flock(self._probe, fcntl.LOCK_UN)
+        return False
+
     def finished(self) -> list[Span]:
         """Take this process's finished commits recorded so far, oldest first."""
         with self._done_lock:
@@ -151,6 +171,7 @@ class ChangeCounter:
         self._value.release()
         self._map.close()
         os.close(self._fd)
+        os.close(self._probe)
 
 
 class SqliteRecordCache:
@@ -168,6 +189,9 @@ class SqliteRecordCache:
         self._own: dict[int, Span] = {}
         self._seen = -1
         self._expires = 0.0
+        #: The last look found another process's commit under way (or died under way): what
+        #: is read now is not kept.
+        self._passing = False
 
     def get(self, key: Key) -> Record | Absent | None:
         """The cached record (:data:`ABSENT`: known not to be stored), or ``None``: then read
@@ -187,16 +211,25 @@ class SqliteRecordCache:
           ``ChangeCounter.own`` says so): the entries are those of ``before``, which is all a
           read may promise, since none of that commit's writes is acknowledged yet."""
         seen = self._counter.read()
+        self._passing = False
+        target = seen
         if seen != self._seen:
-            target: int | None = seen
             if seen % 2:
                 own = self._counter.own
-                target = own.before if own is not None and seen == own.before + 1 else None
-            if target is None or not self._catch_up(target):
+                if own is not None and seen == own.before + 1:
+                    target = own.before
+                else:
+                    # Another process's commit: nothing read now is kept (its writes may be
+                    # in SQLite or not), and the entries stay for when it has finished.
+                    self._passing = True
+                    if not self._counter.committing(seen):
+                        return None  # it died under way: read SQLite until the next commit
+                    target = seen - 1  # under way: as before it, none of its writes acknowledged
+            if not self._catch_up(target):
                 self._drop_all(seen)
                 return None
         if time.monotonic() >= self._expires:
-            self._drop_all(seen)
+            self._drop_all(target)
             return None
         return self._entries.get(key)
 
@@ -257,7 +290,7 @@ class SqliteRecordCache:
         self._remember(key, ABSENT)
 
     def _remember(self, key: Key, record: Record | Absent) -> None:
-        if self._seen % 2:
+        if self._seen % 2 or self._passing:
             return  # a commit is under way, or died under way: nothing read now is kept
         if len(self._entries) >= self._max:
             self._entries.clear()
