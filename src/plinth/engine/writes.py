@@ -42,12 +42,13 @@ async def write(core: EngineCore, t: Address, w: Write) -> WriteResult:
     The build runs once either way, and its hooks with it (an extension's ``before_commit``
     may be followed by no commit, as after a lost race: here, when the name was taken).
     """
-    unread = [w.mode == "create" and not w.dry_run]
+    unread = w.mode == "create" and not w.dry_run  # only the first attempt skips its read
 
     async def attempt() -> Commit[WriteResult] | WriteResult:
+        nonlocal unread
         parent = await core.read_container(t)
-        if unread[0]:
-            unread[0] = False
+        if unread:
+            unread = False
             try:
                 built = await build(core, t, parent, None, None, w, None)
             except Exception as exc:

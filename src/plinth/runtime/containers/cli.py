@@ -277,7 +277,8 @@ class CliEngine:
         # Podman keeps secret files in its secret store; docker (whose store needs swarm mode)
         # gets them on a tmpfs, bind-mounted read-only (tmpfs_secrets).
         in_store = self.name == "podman"
-        secrets = [secret_name(spec.name, index) for index in range(len(spec.secret_files))] if in_store else []
+        stored = spec.secret_files if in_store else ()
+        secrets = [secret_name(spec.name, index) for index in range(len(stored))]
         on_tmpfs = bool(spec.secret_files) and not in_store
         labels = {**spec.labels, MANAGED: "true", SPEC_HASH: self.digest(spec)}
         if secrets:
@@ -309,7 +310,7 @@ class CliEngine:
                 args += ["--network-alias", alias]
         for mount in spec.volumes:
             args += ["--volume", f"{mount.volume}:{mount.path}" + (":ro" if mount.read_only else "")]
-        for secret, file in zip(secrets, spec.secret_files if in_store else (), strict=True):
+        for secret, file in zip(secrets, stored, strict=True):
             args += ["--secret", f"{secret},type=mount,target={file.path},mode={file.mode:04o}"]
         if on_tmpfs:
             args += self._tmpfs.mount_args(spec.name, spec.secret_files)
@@ -322,7 +323,7 @@ class CliEngine:
         files = spec.name if on_tmpfs else None  # whose tmpfs files a failure removes
         made = False  # whether a container of this call may exist (``run`` got past its name check)
         try:
-            for secret, file in zip(secrets, spec.secret_files if in_store else (), strict=True):
+            for secret, file in zip(secrets, stored, strict=True):
                 await self._call("secret", "rm", secret)  # a leftover of a failed attempt
                 store = ("secret", "create", *_label_args(labels), secret, "-")  # the value comes on stdin
                 await self._check(f"storing secret file {file.path}", *store, stdin=file.value)
