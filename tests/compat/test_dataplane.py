@@ -329,6 +329,7 @@ def test_connect_runs_a_shell_on_a_terminal_that_follows_resizes(plane: Plane) -
     where = ("--location", LOCATION, "--replica", "web-0", "--container", "main", "--shell", "sh")
     term = Terminal(plane.argv("workload", "connect", WORKLOAD, *where), plane.cli().environ(), 24, 80)
     try:
+        term.expect("/ # ")  # typed after the prompt, as a user does (the size is set as the shell starts)
         term.type("stty size; echo size-$((6*7))\r")
         term.expect("24 80")
         term.expect("size-42")

@@ -167,6 +167,9 @@ def test_connect_runs_a_shell_on_a_terminal(docked: Docked, tmp_path: Path) -> N
     argv = [str(docked.cpln_bin), *docked.args("workload", "connect", "web", *docked.exec_where(), "--shell", "sh")]
     term = Terminal(argv, docked.runner().environ(), 30, 100)
     try:
+        # As a user does, after the prompt: docker's client sets the terminal's size just after
+        # the shell starts, so a line typed ahead can run while it is still 0 by 0.
+        term.expect("/ # ")
         term.type("stty size; echo size-$((6*7))\r")
         term.expect("30 100")
         term.expect("size-42")
