@@ -162,6 +162,12 @@ class AccessControl:
     async def cached_policy_set(self, org: str) -> PolicySet:
         """The org's policy set, as of the access generation last read (at most
         ``GenerationWatcher``'s interval old; :meth:`expire` makes the next call read it)."""
+        return (await self.labelled_policy_set(org))[0]
+
+    async def labelled_policy_set(self, org: str) -> tuple[PolicySet, str | None]:
+        """:meth:`cached_policy_set`, and the access generation read before it was loaded: the
+        set holds every change up to that generation (and maybe later ones), so when the store
+        still shows it, the set is the store's."""
         generation = await self._watcher.current()
         if generation != self._generation:
             self._sets.clear()
@@ -171,8 +177,16 @@ class AccessControl:
             self._generation = generation
         policies = self._sets.get(org)
         if policies is None:
-            policies = self._sets[org] = await self._load(org)
-        return policies
+            policies = await self._load(org)
+            if self._generation == generation:  # not moved on while this one loaded
+                self._sets[org] = policies
+        return policies, generation
+
+    async def generation_now(self) -> str | None:
+        """The access generation as the store holds it now (one read; later calls within the
+        watcher's interval reuse it)."""
+        self._watcher.expire()
+        return await self._watcher.current()
 
     def expire(self) -> None:
         """Read the access generation again on the next call (this process changed it)."""

@@ -11,12 +11,15 @@ Only a grant-giving item can change an answer (groups hold users and service acc
 identities), so after a committed write or delete of one whose kind declares
 ``KindSpec.access.grant_targets``, the statuses that depend on the items it targets (before and after
 the write) are made right, as if those items had changed. An item whose own status asked
-makes it right again after its commit, with the policies read anew.
+makes it right again after its commit, with the policies read anew, unless the access
+generation has not moved since the policy sets its answers came from were read: then no policy
+can have been written in between, and its stored status is already right.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from contextvars import ContextVar
 from dataclasses import replace
 
 import orjson
@@ -31,6 +34,12 @@ from plinth.storage.base import StorageError
 from plinth.storage.query import ListRequest
 
 TARGETS_PAGE = 500
+
+#: The access generations of the policy sets that grant questions were answered from in this
+#: task since its last settle: a request's task builds its write (asking) and then settles it,
+#: so :meth:`Grants.after_commit` learns what its status was computed under. Answers given to
+#: other statuses in the same task only add generations, which can only make a settle happen.
+_ANSWERED_UNDER: ContextVar[set[str | None] | None] = ContextVar("plinth_grants_answered_under", default=None)
 
 
 class Grants(Extension):
@@ -56,7 +65,12 @@ class Grants(Extension):
         asked = list(questions)
         if not asked:
             return {}
-        policies = await self._control.cached_policy_set(org)
+        policies, generation = await self._control.labelled_policy_set(org)
+        under = _ANSWERED_UNDER.get()
+        if under is None:
+            under = set()
+            _ANSWERED_UNDER.set(under)
+        under.add(generation)
         out: dict[GrantQuestion, bool] = {}
         for q in asked:
             identities = policies.identities(q.principal, None)
@@ -67,13 +81,19 @@ class Grants(Extension):
     async def after_commit(self, change: WriteChange) -> None:
         """After a grant-giving write: the statuses its targets feed; after a write of an item
         whose status asked: its own status, with the policies read anew (a policy written
-        meanwhile may have settled its dependants before this item was stored)."""
+        meanwhile may have settled its dependants before this item was stored), unless the
+        store's access generation is still the one every answer of this task came from."""
         if change.kind.access.grant_targets is not None:
             await self._settle_targets(change)
         item = change.after
-        if item is not None and asked(change.kind, item, change.org):
-            self._control.expire()
-            await self._host.settle_own(change.kind, change.org, change.key, change.href, item, change.now)
+        under = _ANSWERED_UNDER.get()
+        _ANSWERED_UNDER.set(None)
+        if item is None or not asked(change.kind, item, change.org):
+            return
+        if under and under == {await self._control.generation_now()}:
+            return  # no policy written since the answers were read: the stored status holds
+        self._control.expire()
+        await self._host.settle_own(change.kind, change.org, change.key, change.href, item, change.now)
 
     async def _settle_targets(self, change: WriteChange) -> None:
         org = change.org
