@@ -9,6 +9,7 @@ same thing but declares nothing; and a ``pin`` whose status lists the boards tha
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import orjson
@@ -106,3 +107,41 @@ def test_a_write_of_a_linking_item_refreshes_the_status_that_reads_its_linkers(
 
     run_async(unlink())
     assert _status(engine, run_async, "pin", "p1") == {"boards": ["/org/acme/board/b2"]}
+
+
+class CountingReferrers:
+    """The store, recording each question of which items link to a target."""
+
+    def __init__(self, storage: Storage) -> None:
+        self._storage = storage
+        self.asked: list[tuple[str, tuple[str, ...]]] = []
+
+    async def referrers(self, org: str, href: str, kinds: Any) -> Any:
+        self.asked.append((href, tuple(kinds)))
+        return await self._storage.referrers(org, href, kinds)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._storage, name)
+
+
+def test_a_write_asks_once_for_what_links_to_it_whatever_the_number_of_linking_kinds(
+    sqlite_store: Storage, run_async: RunAsync
+) -> None:
+    # A card reads the note it links to, as a board does: two kinds link to notes.
+    kinds = {**KINDS, "card": dataclasses.replace(KINDS["board"], name="card")}
+    counting = CountingReferrers(sqlite_store)
+    engine = Engine(counting, kinds)  # type: ignore[arg-type]
+
+    async def scenario() -> None:
+        await engine.upsert(RequestInfo(kind="org"), {"name": "acme"})
+        await engine.upsert(RequestInfo(kind="note", org="acme"), {"name": "n1", "description": "first"})
+        for kind in ("board", "card"):
+            await engine.upsert(RequestInfo(kind=kind, org="acme"), {"name": "b1", "spec": {"noteLink": "//note/n1"}})
+        counting.asked.clear()
+        await engine.upsert(RequestInfo(kind="note", org="acme"), {"name": "n1", "description": "second"})
+
+    run_async(scenario())
+    # Once before the commit and once in the settle after it, each for both kinds together.
+    assert counting.asked == [("/org/acme/note/n1", ("board", "card"))] * 2
+    assert _status(engine, run_async, "board", "b1") == {"note": "second"}
+    assert _status(engine, run_async, "card", "b1") == {"note": "second"}

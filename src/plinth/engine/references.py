@@ -89,8 +89,14 @@ async def refresh_dependants(
     with ``only``, of those of them it accepts (the others' status cannot have changed)."""
     ops: list[Put] = []
     overrides = {href: changed}
-    for dep_kind in dependants_of(kinds, changed_kind.name).linking:
-        records = await storage.referrers(org, href, [dep_kind.name])
+    linking = dependants_of(kinds, changed_kind.name).linking
+    # One statement for every linking kind (a workload has two): this runs before and after
+    # each write of the changed item.
+    by_kind: dict[str, list[Record]] = {}
+    for found in await storage.referrers(org, href, [k.name for k in linking]):
+        by_kind.setdefault(found.key.kind, []).append(found)
+    for dep_kind in linking:
+        records = by_kind.get(dep_kind.name, [])
         inside_changed = dep_kind.scope == changed_kind.name
         if inside_changed:
             records += await _children(storage, org, dep_kind.name, name)
