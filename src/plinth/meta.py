@@ -61,13 +61,7 @@ class Link:
 
     @property
     def href(self) -> str:
-        if self.kind == "org":
-            return f"/org/{self.org}"
-        if self.kind == "gvc":
-            return f"/org/{self.org}/gvc/{self.name}"
-        if self.gvc is not None:
-            return f"/org/{self.org}/gvc/{self.gvc}/{self.kind}/{self.name}"
-        return f"/org/{self.org}/{self.kind}/{self.name}"
+        return item_href(self.org, self.kind, self.name, self.gvc)
 
 
 def parse_link(value: str, current_org: str) -> Link | None:
@@ -105,7 +99,15 @@ def parse_link(value: str, current_org: str) -> Link | None:
 
 
 def item_href(org: str, kind: str, name: str, gvc: str | None = None) -> str:
-    return Link(org, kind, name, gvc).href
+    """The link of an item (``Link.href``), without building a ``Link``: every address the
+    engine makes asks for one, several times a write."""
+    if kind == "org":
+        return f"/org/{org}"
+    if kind == "gvc":
+        return f"/org/{org}/gvc/{name}"
+    if gvc is not None:
+        return f"/org/{org}/gvc/{gvc}/{kind}/{name}"
+    return f"/org/{org}/{kind}/{name}"
 
 
 def collection_href(org: str, kind: str, gvc: str | None = None) -> str:
