@@ -11,7 +11,7 @@ from pathlib import Path
 
 from bench.seed import BufferedCommits
 from bench.stack import large_stack
-from bench.writes import durable_commits
+from bench.writes import durable_commits, median_ratio
 from plinth.cli.manifests import Placement, read_documents
 from plinth.cli.plan import plan
 from plinth.storage.base import Key, Operation, Put, Record, StorageError
@@ -46,6 +46,12 @@ def test_the_reference_rate_is_measured_and_cleaned_up(tmp_path: Path) -> None:
     disk = durable_commits(tmp_path, runs=1)
     assert disk.rate > 0 and 0 < disk.p99_ms <= disk.max_ms and disk.seconds == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_apply_ratio_is_the_median_of_the_pairs_ratios() -> None:
+    # The second pair ran in a slow stretch for the official CLI: its ratio is the outlier.
+    assert median_ratio([1.0, 1.2, 1.1], [4.0, 8.0, 4.4]) == 0.25
+    assert median_ratio([1.0], [0.0]) is None
 
 
 class _FlakyStore:
