@@ -88,12 +88,12 @@ class Grants(Extension):
         item = change.after
         under = _ANSWERED_UNDER.get()
         _ANSWERED_UNDER.set(None)
-        if item is None:
+        # Whether it asked first: it costs no I/O, where the generation is a store read (and
+        # a write that asked nothing may still hold answers its dependants' statuses got).
+        if item is None or not asked(change.kind, item, change.org):
             return
         if under and under == {await self._control.generation_now()}:
             return  # no policy written since the answers were read: the stored status holds
-        if not asked(change.kind, item, change.org):
-            return
         self._control.expire()
         await self._host.settle_own(change.kind, change.org, change.key, change.href, item, change.now)
 
