@@ -6,11 +6,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.aio import RunAsync, event_loop_runner
-from tests.support import containers, docker, pg
+from tests.support import containers, docker, host_network, pg
 
 
 @pytest.fixture
@@ -77,8 +78,27 @@ def test_docker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[containers
         containers.cleanup(run_id, "docker")
 
 
+def pytest_configure_node(node: Any) -> None:
+    """xdist's controller: where each worker writes which modules run a container engine and
+    which the browser (``tests/support/host_network.py``)."""
+    host_network.configure_node(node)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    host_network.record_modules(config, items)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> host_network.NetworkAwareScheduling | None:
+    """Under ``--dist loadfile`` (what ``make test`` runs): by file, the browser's modules never
+    beside the container engine's (``tests/support/host_network.py``); other modes as xdist does."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    return host_network.NetworkAwareScheduling(config, log)
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     """At the end of the whole run (in xdist's controller, after every worker), stop the Docker
     daemon if a test of this run started it."""
     if not hasattr(config, "workerinput"):
         docker.stop_started_daemon()
+        host_network.forget(config)
