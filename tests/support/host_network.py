@@ -9,11 +9,11 @@ so the run never lets the two overlap. Modules are scheduled by file as ``--dist
 with two rules (``NetworkAwareScheduling``): the browser's modules are one unit, handed out
 first (one worker runs them one after the other, a few minutes, while the other starts on the
 rest), and a module that changes the network goes to a worker only once that unit is done or
-ran on that same worker; after it, the container modules share both workers as before. (One
-unit, not several: a worker runs the last test it was sent only once it is sent more, so two
-browser units, each at its last test on its own worker, would each hold the container modules
-back from the other and stop the run. The browser's modules are the smaller side to put on
-one worker: ~4 minutes alone, against ~12 for the container modules.)
+ran on that same worker; after it, the container modules come in xdist's order, on both
+workers, as before. (One unit, not several: a worker runs the last test it was sent only once
+it is sent more, so two browser units, each at its last test on its own worker, would each hold
+the container modules back from the other and stop the run. The browser's modules are the
+smaller side to put on one worker: ~4 minutes alone, against ~12 for the container modules.)
 
 Which modules those are is known from their fixtures, which only the workers see (they collect;
 xdist's controller only schedules node ids). So the controller names a file in each worker's
@@ -96,7 +96,6 @@ class NetworkAwareScheduling(LoadScopeScheduling):
         super().__init__(config, log)
         self._modules_file = modules_file(config)
         self._modules: dict[str, frozenset[str]] | None = None
-        self._ordered = False
 
     def _read_modules(self) -> dict[str, frozenset[str]]:
         """Read once, at the first split: every worker has collected and written by then."""
@@ -122,19 +121,9 @@ class NetworkAwareScheduling(LoadScopeScheduling):
             if other is not node and WATCHING_UNIT in assigned
         )
 
-    def _order(self) -> None:
-        """Once, before the first assignment: the browser's unit, then the container modules (the
-        longest work there is, best spread over both workers early), then the rest as xdist
-        ordered it (the modules with most tests first)."""
-        changing = self._read_modules()["changes"]
-        first = [WATCHING_UNIT] if WATCHING_UNIT in self.workqueue else []
-        for scope in reversed(first + [scope for scope in self.workqueue if scope in changing]):
-            self.workqueue.move_to_end(scope, last=False)
-        self._ordered = True
-
     def _assign_work_unit(self, node: Any) -> None:
-        if not self._ordered:
-            self._order()
+        if WATCHING_UNIT in self.workqueue:
+            self.workqueue.move_to_end(WATCHING_UNIT, last=False)
         held = self._watching_elsewhere(node)
         changing = self._read_modules()["changes"]
         scope = next((scope for scope in self.workqueue if not (held and scope in changing)), None)
