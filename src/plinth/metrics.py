@@ -62,6 +62,13 @@ STORE_ERRORS = Counter(
     "answer; conflict, exists, not_found: a precondition failed, as concurrent writes make happen)",
     ["backend", "operation", "code"],
 )
+SQLITE_COMMITS = Counter(
+    "plinth_sqlite_commits",
+    "Durable SQLite transactions of writes, by the process that made them (worker: a lone worker "
+    "committing its own; committer: plinth serve's, committing for its several workers) and whether "
+    "they held the writes of one worker or were shared by several",
+    ["by", "writers"],
+)
 COMMIT_RETRIES = Counter(
     "plinth_commit_retries",
     "Writes run again after losing a race with a concurrent write to the same items, by kind",

@@ -57,6 +57,7 @@ from plinth.server.signing import SigningCache
 from plinth.storage import open_storage
 from plinth.storage.base import Storage, StorageError
 from plinth.storage.migrate import StoreTooNew
+from plinth.storage.sqlite_remote import CommitterAddress
 
 WITH_BODY = frozenset({"POST", "PUT", "PATCH"})
 LIMITED_PRINCIPALS = RATE_LIMITED.labels("principal")
@@ -175,7 +176,9 @@ class PlinthApp:
         self._flusher = loop.call_later(FLUSH_S, self._flush_metrics, loop)
 
     async def _open_store(self) -> None:
-        storage = await open_storage(self.settings.database_url, self.settings.data_dir)
+        # A worker of several on SQLite hands its writes to ``plinth serve``'s committer.
+        committer = CommitterAddress.take_from_env()
+        storage = await open_storage(self.settings.database_url, self.settings.data_dir, committer)
         try:
             runtime = make_runtime(self.settings.runtime, self.settings.dataplane_url or None)
             watcher = GenerationWatcher(storage)

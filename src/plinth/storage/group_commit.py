@@ -19,15 +19,14 @@ The contract each writer keeps:
   (locked past ``busy_timeout``, disk full, I/O error), every write in it gets that error and
   none of them is stored.
 
-Across worker processes nothing changes: each process groups its own writes, and the groups
-of different processes take turns on SQLite's write lock and the shared change counter
-(``sqlite_cache.py``), which is held for one group at a time.
+The transaction itself is ``sqlite_writer.py``'s. This queue is what a process with one
+writer uses; with several ``plinth serve`` workers, each worker hands its writes to the
+server's committer instead (``sqlite_committer.py``), which groups the writes of every worker.
 """
 
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
@@ -39,10 +38,10 @@ from plinth.storage.base import Operation
 #: wait for, and how much one failed commit takes down with it.
 MAX_GROUP = 64
 
-#: ``(connection, ops)``: apply one write's operations; raise to reject it.
-Apply = Callable[[sqlite3.Connection, Sequence[Operation]], None]
-#: Run ``work(connection)`` in one transaction (``SqliteStorage._group_transaction``).
-Transaction = Callable[[Callable[[sqlite3.Connection], None]], None]
+#: Commit a group of writes in one transaction, in order (``SqliteWriter.commit_group``):
+#: each write's outcome (``None``: stored, else what rejected it alone); raises when the
+#: transaction itself failed, and then none is stored.
+CommitGroup = Callable[[Sequence[Sequence[Operation]]], Sequence[BaseException | None]]
 
 
 @dataclass(slots=True)
@@ -50,7 +49,6 @@ class _Write:
     ops: Sequence[Operation]
     loop: asyncio.AbstractEventLoop
     done: asyncio.Future[None]
-    error: BaseException | None = None
 
 
 class GroupCommit:
@@ -59,13 +57,11 @@ class GroupCommit:
     def __init__(
         self,
         executor: Executor,
-        transaction: Transaction,
-        apply: Apply,
+        commit_group: CommitGroup,
         max_group: int = MAX_GROUP,
     ):
         self._executor = executor
-        self._transaction = transaction
-        self._apply = apply
+        self._commit = commit_group
         self._max = max_group
         self._lock = threading.Lock()
         self._queue: list[_Write] = []
@@ -102,30 +98,17 @@ class GroupCommit:
             self._commit_group(group)
 
     def _commit_group(self, group: list[_Write]) -> None:
-        def run(conn: sqlite3.Connection) -> None:
-            for write in group:
-                write.error = None
-                conn.execute("SAVEPOINT plinth_write")
-                try:
-                    self._apply(conn, write.ops)
-                except sqlite3.OperationalError:
-                    raise  # the connection or the disk failed: the whole group fails
-                except Exception as exc:
-                    # This write alone is rejected; what the ones before it did stays.
-                    conn.execute("ROLLBACK TO plinth_write")
-                    write.error = exc
-                conn.execute("RELEASE plinth_write")
-
         failure: BaseException | None = None
+        outcomes: Sequence[BaseException | None] = ()
         try:
-            self._transaction(run)
+            outcomes = self._commit([write.ops for write in group])
         except BaseException as exc:
             failure = exc
         else:
             self.groups += 1
-            self.writes += sum(1 for w in group if w.error is None)
-        for write in group:
-            _settle(write, failure if failure is not None else write.error)
+            self.writes += sum(1 for outcome in outcomes if outcome is None)
+        for n, write in enumerate(group):
+            _settle(write, failure if failure is not None else outcomes[n])
 
 
 def _settle(write: _Write, error: BaseException | None) -> None:

@@ -12,42 +12,39 @@ import asyncio
 import itertools
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from plinth.files import private_dir, private_sqlite
-from plinth.metrics import StoreMeter
+from plinth.metrics import SQLITE_COMMITS, StoreMeter
 from plinth.storage import regex
 from plinth.storage import statements as st
 from plinth.storage.base import (
-    AppendEvent,
     Change,
     ChangeBounds,
-    Delete,
     DumpCounts,
     EventRecord,
     Key,
     MetaEntry,
     NotifyCallback,
     Operation,
-    Put,
     Record,
     Row,
-    SetMeta,
     StorageError,
-    Tally,
 )
 from plinth.storage.group_commit import GroupCommit
 from plinth.storage.migrate import MIGRATIONS, migrate
 from plinth.storage.query import ListRequest, Scalar, scalar_text, snapshot_pages
 from plinth.storage.sqlbuild import Fragment, compile_list, sql
 from plinth.storage.sqlite_cache import ChangeCounter, SqliteRecordCache
+from plinth.storage.sqlite_remote import CommitterAddress, RemoteCommit
+from plinth.storage.sqlite_writer import SQL, SqliteWriter, key_params
+from plinth.storage.sqlite_writer import connect as _connect
 
-BUSY_TIMEOUT_MS = 10_000
-#: Every statement of ``statements.py``, spelled for SQLite once.
-_SQL = st.rendered("?")
+_SQL = SQL
+_OWN_COMMITS = SQLITE_COMMITS.labels("worker", "one")
 _COLUMNS = "org, kind, parent, name, id, version, doc"
 #: Rows :meth:`SqliteStorage.dump` fetches at a time.
 DUMP_FETCH = 1000
@@ -103,12 +100,6 @@ class SqliteDialect:
 DIALECT = SqliteDialect()
 
 
-def _regexp(pattern: str, value: Any) -> bool:
-    # RE2, linear in the text: this runs on the event loop, once per row (``storage/regex.py``);
-    # list_page has already rejected patterns it cannot compile.
-    return value is not None and regex.search(pattern, str(value))
-
-
 def _check_patterns(request: ListRequest) -> None:
     for term in request.filter.terms:
         if term.op in ("~", "=~"):
@@ -116,17 +107,6 @@ def _check_patterns(request: ListRequest) -> None:
                 regex.compile_pattern(scalar_text(term.value))
             except regex.PatternError as exc:
                 raise StorageError("invalid", None, str(exc)) from exc
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=FULL")
-    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-    # LIKE is case-sensitive in PostgreSQL; make SQLite agree.
-    conn.execute("PRAGMA case_sensitive_like=ON")
-    conn.create_function("regexp", 2, _regexp, deterministic=True)
-    return conn
 
 
 def _unavailable(exc: sqlite3.Error) -> bool:
@@ -139,27 +119,33 @@ def _unavailable(exc: sqlite3.Error) -> bool:
 class SqliteStorage:
     """SQLite implementation of :class:`plinth.storage.base.Storage`."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, committer: CommitterAddress | None = None):
+        """``committer``: the server's committer to hand writes to (``sqlite_committer.py``),
+        when this is one of several ``plinth serve`` workers; else this process commits."""
         self.path = path
         self._reader = _connect(path)
-        self._writer = _connect(path)
         self._write_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="plinth-sqlite-writer")
         self._changes = ChangeCounter(path)
         self._cache = SqliteRecordCache(self._changes)
         self._meter = StoreMeter("sqlite")
-        #: The records the group being committed wrote so far (writer thread only).
-        self._written: dict[Key, Record | None] | None = None
-        self._group = GroupCommit(self._write_thread, self._group_transaction, self._apply_write)
+        self._writer = SqliteWriter(path, self._changes)
+        self._group = GroupCommit(self._write_thread, self._commit_here)
+        self._remote = RemoteCommit.connect(committer, path, self._changes, self._group) if committer else None
+
+    def _commit_here(self, writes: Sequence[Sequence[Operation]]) -> Sequence[BaseException | None]:
+        outcomes = self._writer.commit_group(writes)[0]
+        _OWN_COMMITS.inc()  # one a group: under a microsecond beside its fsync
+        return outcomes
 
     @classmethod
-    async def open(cls, path: Path) -> SqliteStorage:
+    async def open(cls, path: Path, committer: CommitterAddress | None = None) -> SqliteStorage:
         if not path.parent.exists():
             private_dir(path.parent, tighten_existing=False)
         # Created 0600 before SQLite first opens it: SQLite gives its -wal and -shm files the
         # database file's mode, so they are private too, whatever the umask.
         private_sqlite(path)
         await asyncio.to_thread(migrate, f"sqlite:///{path}", MIGRATIONS / "sqlite")
-        return cls(path)
+        return cls(path, committer)
 
     async def get(self, key: Key, *, fresh: bool = False) -> Record | None:
         # The cache is exact (sqlite_cache.py), so a ``fresh`` read may use it too.
@@ -168,7 +154,7 @@ class SqliteStorage:
             self._meter.hits.inc()
             return cached if isinstance(cached, Record) else None  # ABSENT: known not stored
         self._meter.misses.inc()
-        rows = self._read(_SQL["SELECT_RESOURCE"], _key_params(key), "get")
+        rows = self._read(_SQL["SELECT_RESOURCE"], key_params(key), "get")
         if not rows:
             self._cache.put_absent(key)
             return None
@@ -210,7 +196,7 @@ class SqliteStorage:
         # Shares one durable commit with the writes queued meanwhile (``group_commit.py``).
         started = time.perf_counter()
         try:
-            await self._group.submit(ops)
+            await (self._remote or self._group).submit(ops)
         except StorageError as exc:
             self._meter.failed("commit", exc.code)
             raise
@@ -230,50 +216,12 @@ class SqliteStorage:
         finally:
             self._meter.observe(operation, time.perf_counter() - started)
 
-    def _apply_write(self, conn: sqlite3.Connection, ops: Sequence[Operation]) -> None:
-        """One write's operations, inside the shared transaction (its own savepoint)."""
-        changes: list[tuple[Any, ...]] = []
-        for op in ops:
-            _apply(conn, op, changes)
-        if changes:
-            # Writes are serialized (BEGIN IMMEDIATE, one at a time within a group), so seq
-            # order is commit order.
-            at = time.time()
-            conn.executemany(_SQL["INSERT_CHANGE"], [(*c, at) for c in changes])
-        if self._written is not None:
-            self._written.update(_written(ops))  # stored: this process's cache takes them
-
-    def _group_transaction(self, work: Callable[[sqlite3.Connection], None]) -> None:
-        """A group commit's transaction, recording what it writes for the record cache."""
-        self._written = {}
-        try:
-            self._write_transaction(work, self._written)
-        finally:
-            self._written = None
-
-    def _write_transaction(
-        self, work: Callable[[sqlite3.Connection], None], written: dict[Key, Record | None] | None = None
-    ) -> None:
-        """``work`` in one immediate transaction on the writer connection, marked on the change
-        counter the record caches of every worker watch; rolled back if it raises.
-        ``written``: filled by ``work`` with what it writes (``ChangeCounter.writing``)."""
-        conn = self._writer
-        with self._changes.writing(written):
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-                try:
-                    work(conn)
-                    conn.execute("COMMIT")
-                except BaseException:
-                    if conn.in_transaction:
-                        conn.execute("ROLLBACK")
-                    raise
-            except sqlite3.OperationalError as exc:
-                # Locked past busy_timeout, disk full, I/O error: the store cannot take writes.
-                raise StorageError("unavailable", None, str(exc)) from exc
+    def _write_transaction(self, work: Callable[[sqlite3.Connection], None]) -> None:
+        """``work`` in one transaction of this process's own (an import, a trim of the change log)."""
+        self._writer.transaction(work)
 
     async def events(self, key: Key, after_seq: int, limit: int) -> list[EventRecord]:
-        rows = self._read(_SQL["SELECT_EVENTS"], (*_key_params(key), after_seq, limit), "events")
+        rows = self._read(_SQL["SELECT_EVENTS"], (*key_params(key), after_seq, limit), "events")
         return [EventRecord(r[0], r[1].encode()) for r in rows]
 
     async def meta_with_prefix(self, prefix: str) -> list[MetaEntry]:
@@ -376,6 +324,8 @@ class SqliteStorage:
         """No notification ever arrives, so ``callback`` is never called."""
 
     async def close(self) -> None:
+        if self._remote is not None:
+            self._remote.close()
         self._write_thread.shutdown(wait=True)
         self._reader.close()
         self._writer.close()
@@ -385,74 +335,6 @@ class SqliteStorage:
 def _bounds(row: Sequence[Any]) -> ChangeBounds:
     horizon = int(row[0] or 0)
     return ChangeBounds(horizon, max(int(row[1] or 0), horizon))
-
-
-def _key_params(key: Key) -> tuple[str, str, str, str]:
-    return (key.org, key.kind, key.parent, key.name)
-
-
-def _written(ops: Sequence[Operation]) -> Iterator[tuple[Key, Record | None]]:
-    """Each record ``ops`` change, with what it is now: the record a put stores (as ``get``
-    would read it back), ``None`` for a delete and for a tally (SQL rewrites the quota's doc)."""
-    for op in ops:
-        if isinstance(op, Put):
-            yield op.record.key, op.record
-        elif isinstance(op, Delete | Tally):
-            yield op.key, None
-
-
-def _missing_or_conflict(conn: sqlite3.Connection, key: Key) -> StorageError:
-    row = conn.execute(_SQL["EXISTS_RESOURCE"], _key_params(key)).fetchone()
-    return StorageError("not_found" if row is None else "conflict", key)
-
-
-def _apply(conn: sqlite3.Connection, op: Operation, changes: list[tuple[Any, ...]]) -> None:
-    if isinstance(op, Put):
-        rec = op.record
-        doc = rec.doc.decode()
-        if op.expected_version is None:
-            try:
-                conn.execute(_SQL["INSERT_RESOURCE"], (*_key_params(rec.key), rec.id, rec.version, doc))
-            except sqlite3.IntegrityError as exc:
-                raise StorageError("exists", rec.key) from exc
-        else:
-            cur = conn.execute(
-                _SQL["UPDATE_RESOURCE"],
-                (rec.id, rec.version, doc, *_key_params(rec.key), op.expected_version),
-            )
-            if cur.rowcount != 1:
-                raise _missing_or_conflict(conn, rec.key)
-        change = st.put_change(op)
-        if change is not None:
-            changes.append(change)
-        owner = _key_params(rec.key)
-        conn.execute(_SQL["DELETE_REFS"], owner)
-        if op.refs:
-            conn.executemany(_SQL["INSERT_REF"], [(*owner, target) for target in sorted(set(op.refs))])
-    elif isinstance(op, Delete):
-        where = (*_key_params(op.key), op.expected_version)
-        if op.watched:
-            row = conn.execute(_SQL["DELETE_RESOURCE_RETURNING"], where).fetchone()
-            if row is None:
-                raise _missing_or_conflict(conn, op.key)
-            changes.append(st.delete_change(op, row[0]))
-        else:
-            cur = conn.execute(_SQL["DELETE_RESOURCE"], where)
-            if cur.rowcount != 1:
-                raise _missing_or_conflict(conn, op.key)
-        conn.execute(_SQL["DELETE_REFS"], _key_params(op.key))
-    elif isinstance(op, AppendEvent):
-        conn.execute(_SQL["INSERT_EVENT"], (*_key_params(op.key), op.id, op.created, op.doc.decode()))
-    elif isinstance(op, SetMeta):
-        statement, params = st.set_meta(op)
-        conn.execute(_SQL[statement], params)
-    elif isinstance(op, Tally):
-        params = st.tally_params(op, _key_params(op.key), lambda field: f"$.{field}")
-        row = conn.execute(_SQL["TALLY_SQLITE"], params).fetchone()
-        if row is not None:
-            changes.append(st.tally_change(op, row[0]))
-        elif conn.execute(_SQL["EXISTS_RESOURCE"], _key_params(op.key)).fetchone() is not None:
-            raise StorageError("limit", op.key)
 
 
 __all__ = ["SqliteStorage", "migrate"]

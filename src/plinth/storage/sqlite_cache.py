@@ -83,8 +83,11 @@ class ChangeCounter:
     """The shared sequence lock of one database (``<database>-changes``), and what this
     process knows of its own commits (:class:`SqliteRecordCache` reads both)."""
 
-    def __init__(self, db_path: Path):
+    def __init__(self, db_path: Path, keeps_own: bool = True):
+        """``keeps_own``: whether this process keeps its commits for a record cache of its own
+        (the server's committer, ``sqlite_committer.py``, has none)."""
         self.path = db_path.with_name(db_path.name + "-changes")
+        self._keeps_own = keeps_own
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             if os.fstat(self._fd).st_size < FILE_BYTES:
@@ -137,15 +140,22 @@ class ChangeCounter:
                 span.after = int(self._value[0]) + 1
                 if value % 2 == 0:  # for the other processes' caches (a failed commit: unknown)
                     self.ring.record(value, written if committed and written is not None else None)
-                if committed and written is not None and value % 2 == 0:
-                    with self._done_lock:  # recorded before the counter shows ``after``
-                        if len(self._done) >= MAX_DONE:
-                            self._done.clear()  # nobody reads: the chain breaks, the cache drops all
-                        self._done.append(span)
+                if committed and written is not None and value % 2 == 0 and self._keeps_own:
+                    self.add_finished(span)  # recorded before the counter shows ``after``
                 self._value[0] = span.after  # even: committed (or rolled back)
                 self.own = None
         finally:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+    def add_finished(self, span: Span) -> None:
+        """Record a finished commit whose writes this process knows: its own, or one the
+        server's committer made for it and told it of (``sqlite_remote.py``). One recorded
+        after the counter moved past it is harmless: a cache that has caught up past its
+        ``before`` by then (dropping what the ring says it wrote) discards it."""
+        with self._done_lock:
+            if len(self._done) >= MAX_DONE:
+                self._done.clear()  # nobody reads: the chain breaks, the cache drops all
+            self._done.append(span)
 
     def committing(self, value: int) -> bool:
         """Whether the commit that made the counter ``value`` (odd) is still under way, as

@@ -366,10 +366,34 @@ def _run(settings: Settings, sock: socket.socket, controller: ControllerOptions 
         supervisor = ControllerSupervisor(settings, controller)
         supervisor.start()
     try:
-        runner.serve(config, sock)
+        with _shared_commits(settings):
+            runner.serve(config, sock)
     finally:
         if supervisor is not None:
             supervisor.stop()
+
+
+@contextlib.contextmanager
+def _shared_commits(settings: Settings) -> Iterator[None]:
+    """With several workers on SQLite, this process commits for all of them, so the writes of
+    every worker share durable commits (``storage/sqlite_committer.py``); the workers find it
+    in their environment. Stopped once they have."""
+    from plinth.storage import sqlite_path
+
+    path = sqlite_path(settings.database_url, settings.data_dir)
+    if settings.workers < 2 or path is None:
+        yield
+        return
+    from plinth.storage.sqlite_committer import Committer
+    from plinth.storage.sqlite_remote import ENV
+
+    committer = Committer(path).start()
+    os.environ[ENV] = committer.address.to_env()
+    try:
+        yield
+    finally:
+        del os.environ[ENV]
+        committer.stop()
 
 
 def _check_metrics(settings: Settings) -> None:

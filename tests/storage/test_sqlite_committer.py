@@ -1,0 +1,165 @@
+"""The server's committer (``storage/sqlite_committer.py``): the writes of several worker
+processes on one SQLite file share durable commits, each write keeps its own outcome, and a
+worker that loses the committer goes on committing its own writes.
+
+Each "worker" here is a :class:`SqliteStorage` of its own in this process, handing its writes to
+a real :class:`Committer` over its socket (the change counter's lock and the record caches work
+per open file and per storage object, as they do per process). The test holds the change
+counter's lock to keep the committer's first commit waiting, so that the writes sent meanwhile
+queue up behind it: the order is forced by the lock, not by timing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import os
+import pickle
+import socket
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from plinth.storage.base import Put, StorageError
+from plinth.storage.sqlite import SqliteStorage
+from plinth.storage.sqlite_committer import Committer
+from plinth.storage.sqlite_remote import decode_outcome, dumps, encode_outcome, loads
+from tests.aio import RunAsync
+from tests.storage.records import assert_same, create, expect_error, make_record, new_org, next_version
+
+#: Long enough for a message to reach the committer and be taken (the outcome does not depend
+#: on it: writes that arrive later still share a later commit).
+SETTLE_S = 0.3
+
+
+@pytest.fixture
+def committer(tmp_path: Path, run_async: RunAsync) -> Iterator[Committer]:
+    path = tmp_path / "plinth.db"
+    run_async(run_async(SqliteStorage.open(path)).close())  # the tables, as plinth serve makes them first
+    started = Committer(path).start()
+    yield started
+    started.stop()
+
+
+@contextlib.asynccontextmanager
+async def workers(committer: Committer, count: int = 2) -> AsyncIterator[list[SqliteStorage]]:
+    path = Path(committer.address.database)
+    opened = [await SqliteStorage.open(path, committer.address) for _ in range(count)]
+    try:
+        yield opened
+    finally:
+        for store in opened:
+            await store.close()
+
+
+@contextlib.contextmanager
+def counter_lock(committer: Committer) -> Iterator[None]:
+    """Hold the change counter's lock: the committer's next commit waits for it."""
+    fd = os.open(Path(committer.address.database + "-changes"), os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def test_writes_of_two_workers_share_one_commit(committer: Committer, run_async: RunAsync) -> None:
+    org = new_org()
+    records = [make_record(org, f"r-{n}") for n in range(3)]
+
+    async def scenario() -> None:
+        async with workers(committer) as (a, b):
+            assert a._remote is not None and b._remote is not None
+            with counter_lock(committer):
+                first = asyncio.ensure_future(create(a, [records[0]]))
+                await asyncio.sleep(SETTLE_S)  # taken, and waiting for the lock
+                later = [asyncio.ensure_future(create(a, [records[1]])), asyncio.ensure_future(create(b, [records[2]]))]
+                await asyncio.sleep(SETTLE_S)
+                assert not first.done()  # not acknowledged before its commit
+            await asyncio.gather(first, *later)
+            for store in (a, b):  # each worker reads every write, its own and the other's
+                for record in records:
+                    assert_same(await store.get(record.key), record)
+
+    run_async(scenario())
+    assert committer.writes == 3
+    assert committer.commits <= 2
+    assert committer.shared_commits >= 1
+
+
+def test_a_conflict_fails_alone_in_a_shared_commit(committer: Committer, run_async: RunAsync) -> None:
+    org = new_org()
+    kept, fresh = make_record(org, "kept"), make_record(org, "fresh")
+
+    async def scenario() -> None:
+        async with workers(committer) as (a, b):
+            await create(a, [kept])
+            stale = Put(next_version(kept), expected_version=kept.version + 5)
+            with counter_lock(committer):
+                blocker = asyncio.ensure_future(create(b, [make_record(org, "blocker")]))
+                await asyncio.sleep(SETTLE_S)
+                conflicting = asyncio.ensure_future(a.commit([stale]))
+                stored = asyncio.ensure_future(create(b, [fresh]))
+                await asyncio.sleep(SETTLE_S)
+            await blocker
+            await expect_error("conflict", conflicting)
+            await stored
+            assert_same(await a.get(kept.key), kept)  # the stale write changed nothing
+            assert_same(await a.get(fresh.key), fresh)
+
+    run_async(scenario())
+    assert committer.shared_commits >= 1
+
+
+def test_a_worker_that_loses_the_committer_commits_its_own_writes(committer: Committer, run_async: RunAsync) -> None:
+    org = new_org()
+    handed, later = make_record(org, "handed"), make_record(org, "later")
+
+    async def scenario() -> None:
+        async with workers(committer, 1) as (a,):
+            with counter_lock(committer):
+                pending = asyncio.ensure_future(create(a, [handed]))
+                await asyncio.sleep(SETTLE_S)
+                for client in committer._clients:  # the committer goes away before answering
+                    client.shutdown(socket.SHUT_RDWR)
+                error = await expect_error("unavailable", pending)
+                assert "may or may not be stored" in str(error)
+            await create(a, [later])  # committed by this worker itself
+            assert_same(await a.get(later.key), later)
+
+    run_async(scenario())
+    assert committer.writes == 1  # the handed write was committed, though never acknowledged
+
+
+def test_a_client_without_the_key_is_refused_and_commits_its_own(committer: Committer, run_async: RunAsync) -> None:
+    wrong = replace(committer.address, authkey=b"x" * 32)
+    record = make_record(new_org(), "alone")
+
+    async def scenario() -> None:
+        store = await SqliteStorage.open(Path(committer.address.database), wrong)
+        try:
+            assert store._remote is None
+            await create(store, [record])
+            assert_same(await store.get(record.key), record)
+        finally:
+            await store.close()
+
+    run_async(scenario())
+    assert committer.writes == 0
+
+
+def test_messages_build_only_the_storage_operations() -> None:
+    record = make_record(new_org(), "r")
+    message = (7, [[Put(record, None, ("/org/o/gvc/g",))]])
+    assert loads(dumps(message)) == message
+    with pytest.raises(pickle.UnpicklingError, match=r"holds no posix\.system"):
+        loads(pickle.dumps(os.system))
+    conflict = decode_outcome(encode_outcome(StorageError("conflict", record.key)))
+    assert isinstance(conflict, StorageError) and (conflict.code, conflict.key) == ("conflict", record.key)
+    bug = decode_outcome(encode_outcome(KeyError("boom")))
+    assert isinstance(bug, RuntimeError) and "KeyError" in str(bug)  # answered as a bug: a 500
+    assert decode_outcome(encode_outcome(None)) is None
