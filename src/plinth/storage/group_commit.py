@@ -31,6 +31,7 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
+from typing import Any
 
 from plinth.storage.base import Operation
 
@@ -45,10 +46,13 @@ CommitGroup = Callable[[Sequence[Sequence[Operation]]], Sequence[BaseException |
 
 
 @dataclass(slots=True)
-class _Write:
+class PendingWrite:
+    """A write waiting for its commit: its operations, and the future its writer awaits on its
+    own loop (:func:`resolve` answers it from any thread)."""
+
     ops: Sequence[Operation]
     loop: asyncio.AbstractEventLoop
-    done: asyncio.Future[None]
+    done: asyncio.Future[Any]
 
 
 class GroupCommit:
@@ -64,7 +68,7 @@ class GroupCommit:
         self._commit = commit_group
         self._max = max_group
         self._lock = threading.Lock()
-        self._queue: list[_Write] = []
+        self._queue: list[PendingWrite] = []
         self._draining = False
         #: Groups committed and writes in them, for the metrics and the tests.
         self.groups = 0
@@ -73,7 +77,7 @@ class GroupCommit:
     async def submit(self, ops: Sequence[Operation]) -> None:
         """Store ``ops`` atomically; return once they are durable, raise what rejected them."""
         loop = asyncio.get_running_loop()
-        write = _Write(ops, loop, loop.create_future())
+        write = PendingWrite(ops, loop, loop.create_future())
         with self._lock:
             self._queue.append(write)
             start = not self._draining
@@ -97,7 +101,7 @@ class GroupCommit:
                     return
             self._commit_group(group)
 
-    def _commit_group(self, group: list[_Write]) -> None:
+    def _commit_group(self, group: list[PendingWrite]) -> None:
         failure: BaseException | None = None
         outcomes: Sequence[BaseException | None] = ()
         try:
@@ -108,24 +112,25 @@ class GroupCommit:
             self.groups += 1
             self.writes += sum(1 for outcome in outcomes if outcome is None)
         for n, write in enumerate(group):
-            _settle(write, failure if failure is not None else outcomes[n])
+            resolve(write, failure if failure is not None else outcomes[n])
 
 
-def _settle(write: _Write, error: BaseException | None) -> None:
-    """Resolve ``write``'s future on its own loop (this runs on the writer thread)."""
+def resolve(write: PendingWrite, answer: BaseException | object) -> None:
+    """Resolve ``write``'s future on its own loop (this runs on a writer's thread): raise
+    ``answer`` in its writer if it is an exception, else return it."""
 
-    def resolve() -> None:
+    def answered() -> None:
         if write.done.done():
             return  # the writer was cancelled; what it wrote is stored (or not) all the same
-        if error is None:
-            write.done.set_result(None)
+        if isinstance(answer, BaseException):
+            write.done.set_exception(answer)
         else:
-            write.done.set_exception(error)
+            write.done.set_result(answer)
 
     try:
-        write.loop.call_soon_threadsafe(resolve)
+        write.loop.call_soon_threadsafe(answered)
     except RuntimeError:
         pass  # its loop is closed: nobody is waiting for the answer
 
 
-__all__ = ["MAX_GROUP", "GroupCommit"]
+__all__ = ["MAX_GROUP", "GroupCommit", "PendingWrite", "resolve"]

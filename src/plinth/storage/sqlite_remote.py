@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from plinth.storage.base import Key, Operation, Record, StorageError
-from plinth.storage.group_commit import MAX_GROUP, GroupCommit
+from plinth.storage.group_commit import MAX_GROUP, GroupCommit, PendingWrite, resolve
 from plinth.storage.sqlite_cache import ChangeCounter, Span
 
 log = logging.getLogger(__name__)
@@ -121,13 +121,6 @@ class _Local:
 _LOCAL = _Local()
 
 
-@dataclass(slots=True)
-class _Pending:
-    ops: Sequence[Operation]
-    loop: asyncio.AbstractEventLoop
-    done: asyncio.Future[Any]
-
-
 class RemoteCommit:
     """Hands this process's writes to the server's committer (see the module docstring)."""
 
@@ -154,8 +147,8 @@ class RemoteCommit:
         self._local = local
         self._ids = itertools.count()
         self._cond = threading.Condition()
-        self._outbox: list[_Pending] = []
-        self._sent: dict[int, list[_Pending]] = {}
+        self._outbox: list[PendingWrite] = []
+        self._sent: dict[int, list[PendingWrite]] = {}
         self._broken = False
         self._closing = False
         self._sender = threading.Thread(target=self._send_loop, name="plinth-commit-sender", daemon=True)
@@ -166,7 +159,7 @@ class RemoteCommit:
     async def submit(self, ops: Sequence[Operation]) -> None:
         """Store ``ops`` atomically; return once they are durable, raise what rejected them."""
         loop = asyncio.get_running_loop()
-        pending = _Pending(ops, loop, loop.create_future())
+        pending = PendingWrite(ops, loop, loop.create_future())
         with self._cond:
             if self._broken or self._closing:
                 pending.done.set_result(_LOCAL)
@@ -216,7 +209,7 @@ class RemoteCommit:
             with self._cond:
                 batch = self._sent.pop(batch_id)
             for pending, outcome in zip(batch, outcomes, strict=True):
-                _resolve(pending, decode_outcome(outcome))
+                resolve(pending, decode_outcome(outcome))
 
     def _break(self, exc: BaseException) -> None:
         """(Holding ``_cond``.) From now on this process commits its own writes."""
@@ -239,26 +232,9 @@ class RemoteCommit:
         self._conn.close()
 
 
-def _resolve_all(batch: Sequence[_Pending], answer: BaseException | _Local | None) -> None:
+def _resolve_all(batch: Sequence[PendingWrite], answer: BaseException | _Local | None) -> None:
     for pending in batch:
-        _resolve(pending, answer)
-
-
-def _resolve(pending: _Pending, answer: BaseException | _Local | None) -> None:
-    """Resolve ``pending``'s future on its own loop (this runs on a thread of this module)."""
-
-    def resolve() -> None:
-        if pending.done.done():
-            return  # the writer was cancelled; what it wrote is stored (or not) all the same
-        if isinstance(answer, BaseException):
-            pending.done.set_exception(answer)
-        else:
-            pending.done.set_result(answer)
-
-    try:
-        pending.loop.call_soon_threadsafe(resolve)
-    except RuntimeError:
-        pass  # its loop is closed: nobody is waiting for the answer
+        resolve(pending, answer)
 
 
 __all__ = ["ENV", "CommitterAddress", "RemoteCommit", "dumps", "loads"]
