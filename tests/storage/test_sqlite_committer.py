@@ -19,6 +19,7 @@ import pickle
 import socket
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
+from multiprocessing.connection import Client
 from pathlib import Path
 
 import pytest
@@ -150,6 +151,28 @@ def test_a_client_without_the_key_is_refused_and_commits_its_own(committer: Comm
 
     run_async(scenario())
     assert committer.writes == 0
+
+
+def test_a_client_that_sends_no_message_is_dropped_and_the_others_served(
+    committer: Committer, run_async: RunAsync
+) -> None:
+    record = make_record(new_org(), "served")
+    rogue = Client(committer.address.socket, family="AF_UNIX", authkey=committer.address.authkey)
+    try:
+        rogue.send_bytes(pickle.dumps(os.system))
+        assert rogue.poll(10), "the committer neither answered nor closed the connection"
+        with pytest.raises(EOFError):
+            rogue.recv_bytes()  # its connection is closed, nothing is answered
+
+        async def scenario() -> None:
+            async with workers(committer, 1) as (a,):
+                await create(a, [record])
+                assert a._remote is not None and not a._remote._broken
+
+        run_async(scenario())
+    finally:
+        rogue.close()
+    assert committer.writes == 1
 
 
 def test_messages_build_only_the_storage_operations() -> None:

@@ -112,14 +112,22 @@ class Committer:
                 continue
             with self._cond:
                 self._clients.append(client)
-            threading.Thread(target=self._read_loop, args=(conn,), name="plinth-committer-read", daemon=True).start()
+            name = "plinth-committer-read"
+            threading.Thread(target=self._read_loop, args=(conn, client), name=name, daemon=True).start()
 
-    def _read_loop(self, conn: Connection) -> None:
+    def _read_loop(self, conn: Connection, client: socket.socket) -> None:
         while True:
             try:
                 batch_id, writes = loads(conn.recv_bytes())
             except (EOFError, OSError):
                 return  # the worker stopped (or we are stopping)
+            except Exception as exc:
+                # Not a message of ours: drop the connection. Its worker sees it close, answers
+                # what it had sent with 503, and commits its own writes from then on.
+                log.error("a committer's client sent what is not a message (%s): closing its connection", exc)
+                with contextlib.suppress(OSError):
+                    client.shutdown(socket.SHUT_RDWR)
+                return
             with self._cond:
                 self._queue.append(_Batch(conn, batch_id, writes))
                 self._cond.notify()

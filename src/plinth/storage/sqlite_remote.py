@@ -195,7 +195,7 @@ class RemoteCommit:
         while True:
             try:
                 batch_id, outcomes, span = loads(self._conn.recv_bytes())
-            except (EOFError, OSError) as exc:
+            except Exception as exc:  # closed, or not an answer of ours: as if it went away
                 with self._cond:
                     lost = [p for batch in self._sent.values() for p in batch]
                     self._sent.clear()
