@@ -516,9 +516,11 @@ def test_events_reach_each_subscriber_for_its_own_labels(
 
         tasks = [asyncio.create_task(follow("mine", mine)), asyncio.create_task(follow("others", others))]
         wanted = {f"{action} {spec.name}" for action in ("create", "start", *ENDED[engine.name])}
-        # The stream replays nothing from before it reads: make containers until one is seen.
+        # The stream replays nothing from before it reads: make containers until one is seen
+        # from its creation on (a stream that began reading between a create and its start saw
+        # the start alone; the next container's create comes after it began).
         deadline = time.monotonic() + READY_WAIT_S
-        while f"start {spec.name}" not in seen["mine"] and time.monotonic() < deadline:
+        while f"create {spec.name}" not in seen["mine"] and time.monotonic() < deadline:
             await engine.remove(spec.name)
             await engine.run(spec)
             await asyncio.sleep(0.5)
