@@ -17,9 +17,10 @@ import fcntl
 import os
 import pickle
 import socket
+import threading
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
-from multiprocessing.connection import Client
+from multiprocessing.connection import Client, Listener
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,7 @@ import pytest
 from plinth.storage.base import Put, StorageError
 from plinth.storage.sqlite import SqliteStorage
 from plinth.storage.sqlite_committer import Committer
-from plinth.storage.sqlite_remote import decode_outcome, dumps, encode_outcome, loads
+from plinth.storage.sqlite_remote import CommitterAddress, decode_outcome, dumps, encode_outcome, loads
 from tests.aio import RunAsync
 from tests.storage.records import assert_same, create, expect_error, make_record, new_org, next_version
 
@@ -173,6 +174,42 @@ def test_a_client_that_sends_no_message_is_dropped_and_the_others_served(
     finally:
         rogue.close()
     assert committer.writes == 1
+
+
+def test_a_worker_given_an_answer_it_cannot_read_commits_its_own_writes(tmp_path: Path, run_async: RunAsync) -> None:
+    """A committer that answers nonsense (here a listener of the test's own, answering a batch
+    with the wrong number of outcomes) is treated as gone: 503 for what was in flight, and the
+    worker's later writes committed by the worker itself."""
+    path = tmp_path / "plinth.db"
+    run_async(run_async(SqliteStorage.open(path)).close())
+    address = CommitterAddress(str(tmp_path / "c.sock"), b"k" * 32, str(path))
+    listener = Listener(address.socket, family="AF_UNIX", authkey=address.authkey)
+    org = new_org()
+
+    def answer_wrongly() -> None:
+        with listener.accept() as conn:
+            batch_id, writes = loads(conn.recv_bytes())
+            conn.send_bytes(dumps((batch_id, [None] * (len(writes) + 1), None)))
+            conn.poll(10)  # until the worker lets go
+
+    peer = threading.Thread(target=answer_wrongly, daemon=True)
+    peer.start()
+
+    async def scenario() -> None:
+        store = await SqliteStorage.open(path, address)
+        try:
+            await expect_error("unavailable", create(store, [make_record(org, "in-flight")]))
+            later = make_record(org, "later")
+            await create(store, [later])
+            assert_same(await store.get(later.key), later)
+        finally:
+            await store.close()
+
+    try:
+        run_async(scenario())
+    finally:
+        peer.join(15)
+        listener.close()
 
 
 def test_messages_build_only_the_storage_operations() -> None:

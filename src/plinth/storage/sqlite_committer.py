@@ -55,6 +55,7 @@ class _Batch:
     """One message of one worker: its id there, and its writes."""
 
     conn: Connection
+    client: socket.socket
     batch_id: int
     writes: list[list[Operation]]
 
@@ -129,7 +130,7 @@ class Committer:
                     client.shutdown(socket.SHUT_RDWR)
                 return
             with self._cond:
-                self._queue.append(_Batch(conn, batch_id, writes))
+                self._queue.append(_Batch(conn, client, batch_id, writes))
                 self._cond.notify()
 
     def _commit_loop(self) -> None:
@@ -140,7 +141,15 @@ class Committer:
                 if not self._queue:
                     return
                 batches, self._queue = _take(self._queue)
-            self._commit(batches)
+            try:
+                self._commit(batches)
+            except Exception:
+                # Answers that cannot be given: close their connections, so that those workers
+                # answer 503 for what they had sent and commit their own writes from now on.
+                log.exception("the committer could not answer a group: closing the connections it came from")
+                for batch in batches:
+                    with contextlib.suppress(OSError):
+                        batch.client.shutdown(socket.SHUT_RDWR)
 
     def _commit(self, batches: list[_Batch]) -> None:
         writes = [ops for batch in batches for ops in batch.writes]

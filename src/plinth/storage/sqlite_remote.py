@@ -193,11 +193,17 @@ class RemoteCommit:
 
     def _receive_loop(self) -> None:
         while True:
+            batch: list[PendingWrite] = []
             try:
                 batch_id, outcomes, span = loads(self._conn.recv_bytes())
+                with self._cond:
+                    batch = self._sent.pop(batch_id)
+                answers = [decode_outcome(outcome) for outcome in outcomes]
+                if len(answers) != len(batch):
+                    raise ValueError(f"{len(answers)} answers to {len(batch)} writes")
             except Exception as exc:  # closed, or not an answer of ours: as if it went away
                 with self._cond:
-                    lost = [p for batch in self._sent.values() for p in batch]
+                    lost = batch + [p for sent in self._sent.values() for p in sent]
                     self._sent.clear()
                     self._break(exc)
                 unknown = "the server's committer stopped before answering: the write may or may not be stored"
@@ -206,10 +212,8 @@ class RemoteCommit:
             if span is not None:
                 before, after, written = span
                 self._counter.add_finished(Span(before, after, written))
-            with self._cond:
-                batch = self._sent.pop(batch_id)
-            for pending, outcome in zip(batch, outcomes, strict=True):
-                resolve(pending, decode_outcome(outcome))
+            for pending, answer in zip(batch, answers, strict=True):
+                resolve(pending, answer)
 
     def _break(self, exc: BaseException) -> None:
         """(Holding ``_cond``.) From now on this process commits its own writes."""
