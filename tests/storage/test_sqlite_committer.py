@@ -5,8 +5,8 @@ worker that loses the committer goes on committing its own writes.
 Each "worker" here is a :class:`SqliteStorage` of its own in this process, handing its writes to
 a real :class:`Committer` over its socket (the change counter's lock and the record caches work
 per open file and per storage object, as they do per process). The test holds the change
-counter's lock to keep the committer's first commit waiting, so that the writes sent meanwhile
-queue up behind it: the order is forced by the lock, not by timing.
+counter's lock to keep the committer's first commit waiting, and waits until the committer has
+read the writes sent meanwhile: the order is forced by the lock, not by timing.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import os
 import pickle
 import socket
 import threading
-from collections.abc import AsyncIterator, Iterator
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import replace
 from multiprocessing.connection import Client, Listener
 from pathlib import Path
@@ -32,9 +33,25 @@ from plinth.storage.sqlite_remote import CommitterAddress, decode_outcome, dumps
 from tests.aio import RunAsync
 from tests.storage.records import assert_same, create, expect_error, make_record, new_org, next_version
 
-#: Long enough for a message to reach the committer and be taken (the outcome does not depend
-#: on it: writes that arrive later still share a later commit).
-SETTLE_S = 0.3
+#: How long a test waits for the committer to reach a state before it fails.
+WAIT_S = 15.0
+
+
+async def until(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while not condition():
+        assert time.monotonic() < deadline, f"the committer never {what}"
+        await asyncio.sleep(0.01)
+
+
+async def taken(committer: Committer, received: int) -> None:
+    """Until the committer has read ``received`` messages and taken every one into a commit
+    (with the counter's lock held by the test, the commit then waits for it)."""
+    await until(lambda: committer.received == received and committer.waiting() == 0, "took the write")
+
+
+async def queued(committer: Committer, received: int, waiting: int) -> None:
+    await until(lambda: committer.received == received and committer.waiting() == waiting, "queued the writes")
 
 
 @pytest.fixture
@@ -78,9 +95,9 @@ def test_writes_of_two_workers_share_one_commit(committer: Committer, run_async:
             assert a._remote is not None and b._remote is not None
             with counter_lock(committer):
                 first = asyncio.ensure_future(create(a, [records[0]]))
-                await asyncio.sleep(SETTLE_S)  # taken, and waiting for the lock
+                await taken(committer, 1)  # and waiting for the lock
                 later = [asyncio.ensure_future(create(a, [records[1]])), asyncio.ensure_future(create(b, [records[2]]))]
-                await asyncio.sleep(SETTLE_S)
+                await queued(committer, 3, 2)
                 assert not first.done()  # not acknowledged before its commit
             await asyncio.gather(first, *later)
             for store in (a, b):  # each worker reads every write, its own and the other's
@@ -103,10 +120,10 @@ def test_a_conflict_fails_alone_in_a_shared_commit(committer: Committer, run_asy
             stale = Put(next_version(kept), expected_version=kept.version + 5)
             with counter_lock(committer):
                 blocker = asyncio.ensure_future(create(b, [make_record(org, "blocker")]))
-                await asyncio.sleep(SETTLE_S)
+                await taken(committer, 2)  # the create of ``kept``, then this one
                 conflicting = asyncio.ensure_future(a.commit([stale]))
                 stored = asyncio.ensure_future(create(b, [fresh]))
-                await asyncio.sleep(SETTLE_S)
+                await queued(committer, 4, 2)
             await blocker
             await expect_error("conflict", conflicting)
             await stored
@@ -125,16 +142,19 @@ def test_a_worker_that_loses_the_committer_commits_its_own_writes(committer: Com
         async with workers(committer, 1) as (a,):
             with counter_lock(committer):
                 pending = asyncio.ensure_future(create(a, [handed]))
-                await asyncio.sleep(SETTLE_S)
+                await taken(committer, 1)
                 for client in committer._clients:  # the committer goes away before answering
                     client.shutdown(socket.SHUT_RDWR)
                 error = await expect_error("unavailable", pending)
                 assert "may or may not be stored" in str(error)
-            await create(a, [later])  # committed by this worker itself
+            groups = a._group.groups
+            await create(a, [later])
+            assert a._group.groups == groups + 1  # committed by this worker itself
             assert_same(await a.get(later.key), later)
+            # The handed write is stored or not, whichever of the two commits takes the lock
+            # first: it was never acknowledged, so either is right.
 
     run_async(scenario())
-    assert committer.writes == 1  # the handed write was committed, though never acknowledged
 
 
 def test_a_client_without_the_key_is_refused_and_commits_its_own(committer: Committer, run_async: RunAsync) -> None:

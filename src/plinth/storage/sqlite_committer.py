@@ -82,7 +82,8 @@ class Committer:
             threading.Thread(target=self._accept_loop, name="plinth-committer-accept", daemon=True),
             threading.Thread(target=self._commit_loop, name="plinth-committer", daemon=True),
         ]
-        #: Transactions committed and writes stored, for the tests and the bench.
+        #: Messages read, transactions committed and writes stored, for the tests.
+        self.received = 0
         self.commits = 0
         self.writes = 0
         #: Commits that held writes of more than one client.
@@ -130,6 +131,7 @@ class Committer:
                     client.shutdown(socket.SHUT_RDWR)
                 return
             with self._cond:
+                self.received += 1
                 self._queue.append(_Batch(conn, client, batch_id, writes))
                 self._cond.notify()
 
@@ -177,6 +179,11 @@ class Committer:
                 batch.conn.send_bytes(dumps(reply))
             except OSError:
                 pass  # the worker is gone; nobody waits for these answers
+
+    def waiting(self) -> int:
+        """Messages read and not yet taken into a commit."""
+        with self._cond:
+            return len(self._queue)
 
     def stop(self) -> None:
         """Commit what is queued, answer it, and stop; the workers have stopped by now."""
