@@ -43,7 +43,6 @@ from plinth.storage.sqlite_remote import CommitterAddress, RemoteCommit
 from plinth.storage.sqlite_writer import SQL, SqliteWriter, key_params
 from plinth.storage.sqlite_writer import connect as _connect
 
-_SQL = SQL
 _OWN_COMMITS = SQLITE_COMMITS.labels("worker", "one")
 _COLUMNS = "org, kind, parent, name, id, version, doc"
 #: Rows :meth:`SqliteStorage.dump` fetches at a time.
@@ -154,7 +153,7 @@ class SqliteStorage:
             self._meter.hits.inc()
             return cached if isinstance(cached, Record) else None  # ABSENT: known not stored
         self._meter.misses.inc()
-        rows = self._read(_SQL["SELECT_RESOURCE"], key_params(key), "get")
+        rows = self._read(SQL["SELECT_RESOURCE"], key_params(key), "get")
         if not rows:
             self._cache.put_absent(key)
             return None
@@ -221,29 +220,29 @@ class SqliteStorage:
         self._writer.transaction(work)
 
     async def events(self, key: Key, after_seq: int, limit: int) -> list[EventRecord]:
-        rows = self._read(_SQL["SELECT_EVENTS"], (*key_params(key), after_seq, limit), "events")
+        rows = self._read(SQL["SELECT_EVENTS"], (*key_params(key), after_seq, limit), "events")
         return [EventRecord(r[0], r[1].encode()) for r in rows]
 
     async def meta_with_prefix(self, prefix: str) -> list[MetaEntry]:
-        rows = self._read(_SQL["SELECT_META_PREFIX"], (prefix, prefix), "meta")
+        rows = self._read(SQL["SELECT_META_PREFIX"], (prefix, prefix), "meta")
         return [MetaEntry(str(r[0]), str(r[1])) for r in rows]
 
     async def get_meta(self, name: str) -> str | None:
-        rows = self._read(_SQL["SELECT_META"], (name,), "meta")
+        rows = self._read(SQL["SELECT_META"], (name,), "meta")
         return None if not rows else str(rows[0][0])
 
     async def changes(self, after_seq: int, limit: int) -> list[Change]:
-        return [st.change_row(r, str.encode) for r in self._read(_SQL["SELECT_CHANGES"], (after_seq, limit), "changes")]
+        return [st.change_row(r, str.encode) for r in self._read(SQL["SELECT_CHANGES"], (after_seq, limit), "changes")]
 
     async def change_bounds(self) -> ChangeBounds:
         return _bounds(self._read(st.CHANGE_BOUNDS, (), "changes")[0])
 
     async def trim_changes(self, keep: int, max_age_s: float) -> ChangeBounds:
         def trim(conn: sqlite3.Connection) -> None:
-            cutoff = conn.execute(_SQL["TRIM_CUTOFF"], (keep, time.time() - max_age_s)).fetchone()[0]
+            cutoff = conn.execute(SQL["TRIM_CUTOFF"], (keep, time.time() - max_age_s)).fetchone()[0]
             if cutoff is not None:
-                conn.execute(_SQL["TRIM_CHANGES"], (cutoff,))
-                conn.execute(_SQL["SET_META"], (st.CHANGES_HORIZON_META, str(cutoff)))
+                conn.execute(SQL["TRIM_CHANGES"], (cutoff,))
+                conn.execute(SQL["SET_META"], (st.CHANGES_HORIZON_META, str(cutoff)))
 
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(self._write_thread, self._write_transaction, trim)
@@ -309,7 +308,7 @@ class SqliteStorage:
         def insert_all(conn: sqlite3.Connection) -> None:
             # AUTOINCREMENT keeps sqlite_sequence above every explicit seq inserted.
             for name, group in itertools.groupby((st.load_params(row) for row in rows), key=lambda p: p[0]):
-                conn.executemany(_SQL[name], [params for _, params in group])
+                conn.executemany(SQL[name], [params for _, params in group])
 
         try:
             self._write_transaction(insert_all)
