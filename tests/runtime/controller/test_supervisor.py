@@ -259,3 +259,33 @@ def test_a_pass_list_seen_makes_a_new_replica_without_a_readiness_probe_ready_be
         assert sup.changed == set()
     finally:
         run_async(reconcile([], engine, scope=world.scope))
+
+
+def test_a_probe_of_a_list_older_than_a_pass_keeps_the_passes_new_replica_ready(
+    run_async: RunAsync, engine: CliEngine, world: World
+) -> None:
+    """The prober may probe its last list while a pass starts containers (it does not list
+    during a young pass): a container the pass started after that list is not in it, yet not
+    gone, so it stays ready for the gateway's next load; a list asked for after it was
+    watched, which does not show it, drops it."""
+    clock = Clock()
+    sup = Supervisor(clock=clock)
+    plain = _workload(world, "plain", {})
+    sup.probes_for = lambda info: container_probes(plain, info.labels[CONTAINER])
+    try:
+        before_the_pass = run_async(engine.list(world.scope))  # the prober's last list: empty
+        listed_at = clock.now
+        clock.now += 1
+        report = _pass(run_async, world, engine, sup, plain)
+        assert len(report.created) == 1
+        fresh = run_async(engine.list(world.scope))
+        sup.seen(fresh)  # the pass's own list, after it started the container
+        (info,) = [i for i in fresh if i.labels["plinth.workload"] == "plain"]
+        assert sup.is_ready(info)
+        clock.now += 1
+        run_async(sup.probe(engine, before_the_pass, sup.probes_for, listed_at))
+        assert sup.is_ready(info), "a list from before the pass dropped the pass's new replica"
+        run_async(sup.probe(engine, before_the_pass, sup.probes_for, clock.now))
+        assert not sup.is_ready(info)  # a list newer than its watch that lacks it: gone
+    finally:
+        run_async(reconcile([], engine, scope=world.scope))

@@ -349,6 +349,9 @@ class ControlLoop:
             base_domain=self.base_domain,
         )
         if table != self._applied:
+            # Until it answers, what the gateway holds is unknown (a load it refused, or one it
+            # took but whose answer was lost): the next load is sent whatever it holds.
+            self._applied = None
             await self.gateway(table)
             self._applied = table
 

@@ -34,7 +34,10 @@ last list too, rather than listing for itself, unless the runner acted since tha
 longer pass (a rollout waiting for readiness) does not hold the prober's lists back beyond that.
 
 Between lists, probes run against the containers of the last list (their ids and ports): a
-container that changed since has an event, and the round after it lists again.
+container that changed since has an event, and the round after it lists again. A container a
+pass started after that list is not in it, but is not gone either: the supervisor keeps
+watching it (the round passes when its list was asked for), so the gateway's loads during and
+after the pass still count it ready.
 """
 
 from __future__ import annotations
@@ -159,6 +162,7 @@ async def probe_forever(loop: ControlLoop, tick_s: float) -> None:
     follower = asyncio.create_task(watch.follow())
     restart_wake: asyncio.TimerHandle | None = None
     infos: list[ContainerInfo] = []
+    listed_at = supervisor.clock()  # when ``infos`` was asked for, on the supervisor's clock
     listed: set[tuple[str, bool]] = set()
     try:
         while True:
@@ -166,7 +170,9 @@ async def probe_forever(loop: ControlLoop, tick_s: float) -> None:
             try:
                 young = _pass_young(loop)
                 if watch.list_due(loop.passes, loop.cron.changes) and not young:
+                    asked = supervisor.clock()
                     infos = await watch.list(loop.passes, loop.cron.changes)
+                    listed_at = asked
                 ended = any(not info.running and slot_of(info.labels) for info in infos)
                 now_listed = {(info.name, info.running) for info in infos if slot_of(info.labels)}
                 # A replica container gone since the last list wakes the loop too: one taken
@@ -175,7 +181,8 @@ async def probe_forever(loop: ControlLoop, tick_s: float) -> None:
                 appeared = {name for name, _ in now_listed - listed}
                 listed = now_listed
                 assert supervisor.probes_for is not None
-                verdicts = await supervisor.probe(loop.driver, infos, supervisor.probes_for)
+                # The list may be older than a pass's new containers: their watches stay.
+                verdicts = await supervisor.probe(loop.driver, infos, supervisor.probes_for, listed_at)
                 if ended or gone:
                     loop.wake()  # a replica ended: the next pass restarts it (and reports)
                 elif verdicts or appeared:

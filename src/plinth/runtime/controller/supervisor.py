@@ -51,6 +51,8 @@ class _Watched:
     id: str
     readiness: ProbeTracker | None
     liveness: ProbeTracker | None
+    #: When watching began (the supervisor's clock): a list older than that cannot say it is gone.
+    since: float = 0.0
 
     @property
     def probes(self) -> tuple[Probe | None, Probe | None]:
@@ -137,15 +139,27 @@ class Supervisor:
         return min(times, default=None)
 
     # -- probes ----------------------------------------------------------------------------
-    async def probe(self, driver: ContainerEngine, infos: Iterable[ContainerInfo], probes_for: ProbesFor) -> bool:
+    async def probe(
+        self,
+        driver: ContainerEngine,
+        infos: Iterable[ContainerInfo],
+        probes_for: ProbesFor,
+        listed_at: float | None = None,
+    ) -> bool:
         """Run every due probe of the running ``infos``; stop a container whose liveness failed.
         Answers whether anything changed (a readiness verdict, a container stopped);
-        :attr:`changed` names the workloads (``org/gvc/workload``) whose verdicts changed."""
+        :attr:`changed` names the workloads (``org/gvc/workload``) whose verdicts changed.
+
+        ``listed_at`` (this supervisor's clock) is when the list ``infos`` was asked for: the
+        prober may probe an older list while a pass starts containers, and a container watched
+        since (by the pass's :meth:`until_ready` or :meth:`seen`) is not in it, yet not gone. Its
+        watch is kept, so the gateway's next load still sees it ready; only watches older than
+        the list are dropped for containers the list does not show running (``None``: the list
+        is as new as every watch)."""
         self._infos = [i for i in infos if slot_of(i.labels) is not None]
         now = self.clock()
         running = {i.name: i for i in self._infos if i.running}
-        for name in set(self._watched) - set(running):
-            del self._watched[name]
+        self._forget_gone(set(running), listed_at)
         changed = False
 
         async def one(info: ContainerInfo) -> bool:
@@ -206,8 +220,16 @@ class Supervisor:
                 info.id,
                 ProbeTracker(readiness, now) if readiness else None,
                 ProbeTracker(liveness, now) if liveness else None,
+                self.clock(),
             )
         return watched
+
+    def _forget_gone(self, running: set[str], listed_at: float | None) -> None:
+        """Stop watching the containers a list does not show running, unless watched since the
+        list was asked for (``listed_at``; ``None``: the list is the newest)."""
+        for name in set(self._watched) - running:
+            if listed_at is None or self._watched[name].since <= listed_at:
+                del self._watched[name]
 
     async def until_ready(self, driver: ContainerEngine, name: str, timeout_s: float) -> str | None:
         """Wait until the container ``name`` passes its readiness probe (at once without one,
