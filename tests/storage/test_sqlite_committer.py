@@ -110,6 +110,37 @@ def test_writes_of_two_workers_share_one_commit(committer: Committer, run_async:
     assert committer.shared_commits >= 1
 
 
+def _sockets() -> int:
+    """Sockets this process holds open (the committer's and the test's workers')."""
+    count = 0
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):
+            count += os.readlink(f"/proc/self/fd/{fd}").startswith("socket:")
+    return count
+
+
+def test_a_worker_that_goes_away_leaves_no_connection_open(committer: Committer, run_async: RunAsync) -> None:
+    """A restarted worker must not leave its connection (two sockets here) open behind it:
+    the commit thread closes it once the answers queued for it are sent."""
+    org = new_org()
+
+    async def scenario() -> None:
+        before = _sockets()
+        async with workers(committer) as (a, b):
+            await create(a, [make_record(org, "from-a")])
+            await create(b, [make_record(org, "from-b")])
+            assert committer.connections() == 2
+        await until(lambda: committer.connections() == 0, "closed the connections of the workers gone")
+        await until(lambda: _sockets() == before, "closed their sockets")
+        async with workers(committer, 1) as (c,):  # and a new worker is served as before
+            record = make_record(org, "from-c")
+            await create(c, [record])
+            assert_same(await c.get(record.key), record)
+
+    run_async(scenario())
+    assert committer.writes == 3
+
+
 def test_a_conflict_fails_alone_in_a_shared_commit(committer: Committer, run_async: RunAsync) -> None:
     org = new_org()
     kept, fresh = make_record(org, "kept"), make_record(org, "fresh")

@@ -14,8 +14,10 @@ commit does, and only then answers each worker: every write's outcome and what t
 next one. A crash of the committer loses only writes nobody was told succeeded.
 
 One reader thread per worker connection reads its messages; the commit thread alone touches
-the database and answers. Other processes writing the same file (another ``plinth serve``,
-``plinth restore``) take turns with it on the change counter's lock, as before.
+the database and answers, and closes a connection whose worker went away once every answer
+queued for it is sent (a restarted worker leaves nothing open behind). Other processes writing
+the same file (another ``plinth serve``, ``plinth restore``) take turns with it on the change
+counter's lock, as before.
 """
 
 from __future__ import annotations
@@ -78,6 +80,8 @@ class Committer:
         self._queue: list[_Batch] = []
         self._stopping = False
         self._clients: list[socket.socket] = []
+        #: Connections whose worker went away, for the commit thread to close.
+        self._closing: list[tuple[Connection, socket.socket]] = []
         self._threads = [
             threading.Thread(target=self._accept_loop, name="plinth-committer-accept", daemon=True),
             threading.Thread(target=self._commit_loop, name="plinth-committer", daemon=True),
@@ -118,6 +122,14 @@ class Committer:
             threading.Thread(target=self._read_loop, args=(conn, client), name=name, daemon=True).start()
 
     def _read_loop(self, conn: Connection, client: socket.socket) -> None:
+        try:
+            self._read_messages(conn, client)
+        finally:
+            with self._cond:  # closed by the commit thread, after the answers queued for it
+                self._closing.append((conn, client))
+                self._cond.notify()
+
+    def _read_messages(self, conn: Connection, client: socket.socket) -> None:
         while True:
             try:
                 batch_id, writes = loads(conn.recv_bytes())
@@ -138,13 +150,18 @@ class Committer:
     def _commit_loop(self) -> None:
         while True:
             with self._cond:
-                while not self._queue and not self._stopping:
+                while not self._queue and not self._closing and not self._stopping:
                     self._cond.wait()
-                if not self._queue:
+                if not self._queue and not self._closing:
                     return
                 batches, self._queue = _take(self._queue)
+                # A connection is closed once none of its messages waits for an answer.
+                waiting = {id(batch.conn) for batch in self._queue}
+                closing = [pair for pair in self._closing if id(pair[0]) not in waiting]
+                self._closing = [pair for pair in self._closing if id(pair[0]) in waiting]
             try:
-                self._commit(batches)
+                if batches:
+                    self._commit(batches)
             except Exception:
                 # Answers that cannot be given: close their connections, so that those workers
                 # answer 503 for what they had sent and commit their own writes from now on.
@@ -152,6 +169,21 @@ class Committer:
                 for batch in batches:
                     with contextlib.suppress(OSError):
                         batch.client.shutdown(socket.SHUT_RDWR)
+            finally:
+                self._close(closing)
+
+    def _close(self, pairs: list[tuple[Connection, socket.socket]]) -> None:
+        for conn, client in pairs:
+            with self._cond:
+                if client in self._clients:
+                    self._clients.remove(client)
+            conn.close()
+            client.close()
+
+    def connections(self) -> int:
+        """Worker connections open now."""
+        with self._cond:
+            return len(self._clients)
 
     def _commit(self, batches: list[_Batch]) -> None:
         writes = [ops for batch in batches for ops in batch.writes]
