@@ -12,6 +12,17 @@ import pytest
 
 from tests.aio import RunAsync, event_loop_runner
 from tests.support import containers, docker, host_network, pg
+from tests.support.failure_logs import log_tails
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A failed test's report ends with the tails of its servers' and gateways' logs."""
+    outcome: Any = yield
+    report = outcome.get_result()
+    if report.failed and report.when == "call":
+        for title, tail in log_tails(getattr(item, "funcargs", {})):
+            report.sections.append((title, tail))
 
 
 @pytest.fixture
