@@ -131,7 +131,8 @@ def test_a_worker_that_goes_away_leaves_no_connection_open(committer: Committer,
             await create(b, [make_record(org, "from-b")])
             assert committer.connections() == 2
         await until(lambda: committer.connections() == 0, "closed the connections of the workers gone")
-        await until(lambda: _sockets() == before, "closed their sockets")
+        # At most as many as before: a socket another test left to the collector may go meanwhile.
+        await until(lambda: _sockets() <= before, "closed their sockets")
         async with workers(committer, 1) as (c,):  # and a new worker is served as before
             record = make_record(org, "from-c")
             await create(c, [record])
