@@ -220,7 +220,7 @@ class Supervisor:
                 info.id,
                 ProbeTracker(readiness, now) if readiness else None,
                 ProbeTracker(liveness, now) if liveness else None,
-                self.clock(),
+                now,
             )
         return watched
 
