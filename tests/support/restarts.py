@@ -160,7 +160,7 @@ class Clients:
             if reply.status_code == 409:
                 # Stale: an earlier attempt of this very write was applied, unanswered (or else
                 # another writer wrote, which this test never does): read which.
-                stored = answered(rr, self.books, "GET", item).json()
+                stored = self._read_past(rr, item, state["version"])
                 if stored["description"] != description or stored["version"] != state["version"] + 1:
                     self.books.wrong(f"PATCH {item} #{state['n']}: 409, and the item does not hold it: {stored}")
                     return
@@ -178,6 +178,18 @@ class Clients:
 
         self._guarded(one)
 
+    def _read_past(self, rr: RoundRobin, item: str, version: int) -> dict[str, Any]:
+        """The item as stored, once a replica shows it at a version other than ``version``,
+        which the database has just refused as stale: a replica other than the writer's may
+        show the previous version until the write's notification reaches it (docs/api.md,
+        "Durability and availability")."""
+        deadline = time.monotonic() + ANSWER_DEADLINE_S
+        while True:
+            stored: dict[str, Any] = answered(rr, self.books, "GET", item).json()
+            if stored["version"] != version or time.monotonic() > deadline:
+                return stored
+            time.sleep(RETRY_PAUSE_S)
+
 
 def wait_until(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
@@ -188,7 +200,8 @@ def wait_until(condition: Callable[[], bool], what: str, timeout: float = 60.0) 
 
 
 def check_nothing_lost(books: Books, read: Callable[[str], dict[str, Any]]) -> None:
-    """Every item holds its last acknowledged write, as acknowledged."""
+    """Every item holds its last acknowledged write, as acknowledged. ``read`` reads what is
+    stored: through the API of a server that alone writes the store, or the store itself."""
     for item, (version, description) in books.acked.items():
         stored = read(item)
         assert (stored["version"], stored["description"]) == (version, description), item

@@ -358,7 +358,7 @@ class PostgresStorage:
         id_, version, doc = rows[0]
         record = Record(key, id_, version, doc)
         if self._caching:
-            self._cache.put(record)
+            self._cache.put(record, ticket)
         return record
 
     async def list_page(self, request: ListRequest) -> list[Record]:

@@ -12,9 +12,10 @@ stale read can cause a retry or a 409, never a lost update.
 
 A key read and found missing is cached too (:data:`ABSENT`), and evicted like a record; so a
 link to an item not created yet (a domain's route to a future workload) costs no round trip
-per write. Such an entry is kept only if nothing evicted the key (or everything) while the read
-was under way (:meth:`RecordCache.ticket`): an answer "missing" that a create overtook would
-otherwise stay until the TTL, and refuse links to an item that exists.
+per write. An answer from the database, a record or "missing", is kept only if nothing evicted
+the key (or everything) while the read was under way (:meth:`RecordCache.ticket`): a write
+whose notification arrived between the read's SELECT and its answer would otherwise be hidden
+until the TTL (an older version served by this replica, or a created item refused as a link).
 """
 
 from __future__ import annotations
@@ -58,12 +59,18 @@ class RecordCache:
         self._cleared = 0
 
     def ticket(self, key: Key) -> tuple[int, int]:
-        """Taken before reading ``key``; :meth:`put_absent` checks it is still current."""
+        """Taken before reading ``key``; :meth:`put` and :meth:`put_absent` check it is still
+        current."""
         return self._cleared, self._evictions[hash(key) % BUCKETS]
 
+    def put(self, record: Record, ticket: tuple[int, int]) -> None:
+        """``record`` was read: kept unless its key, or everything, was evicted since ``ticket``
+        was taken (a commit or notification may have overtaken the read)."""
+        if ticket == self.ticket(record.key):
+            self._remember(record.key, record)
+
     def put_absent(self, key: Key, ticket: tuple[int, int]) -> None:
-        """``key`` was read and is not stored: kept unless the key, or everything, was evicted
-        since ``ticket`` was taken (a commit or notification may have overtaken the read)."""
+        """``key`` was read and is not stored: kept on the same terms as :meth:`put`."""
         if ticket == self.ticket(key):
             self._remember(key, ABSENT)
 
@@ -77,9 +84,6 @@ class RecordCache:
             del self._entries[key]
             return None
         return record
-
-    def put(self, record: Record) -> None:
-        self._remember(record.key, record)
 
     def _remember(self, key: Key, entry: Record | Absent) -> None:
         self._entries[key] = (entry, time.monotonic())
