@@ -65,21 +65,26 @@ def _read_through(server: ServerProcess) -> Callable[[str], dict[str, Any]]:
     return read
 
 
-def _read_store(database_url: str) -> Callable[[str], dict[str, Any]]:
-    """What PostgreSQL holds, read past every replica's record cache: a replica may show an
-    item's previous version for as long as a write's notification takes to reach it, so reading
-    through one would test that delay, not whether a write was lost."""
+def _read_store(database_url: str, paths: list[str]) -> Callable[[str], dict[str, Any]]:
+    """What PostgreSQL holds at ``paths``, read past every replica's record cache: a replica may
+    show an item's previous version for as long as a write's notification takes to reach it, so
+    reading through one would test that delay, not whether a write was lost."""
 
-    async def fetch(path: str) -> Record | None:
+    async def fetch() -> dict[str, Record | None]:
         store = await PostgresStorage.open(database_url)
         try:
-            _, org, kind, name = path.strip("/").split("/")  # /org/{org}/{kind}/{name}
-            return await store.get(Key(org, kind, "", name), fresh=True)
+            records = {}
+            for path in paths:
+                _, org, kind, name = path.strip("/").split("/")  # /org/{org}/{kind}/{name}
+                records[path] = await store.get(Key(org, kind, "", name), fresh=True)
+            return records
         finally:
             await store.close()
 
+    records = asyncio.run(fetch())
+
     def read(path: str) -> dict[str, Any]:
-        record = asyncio.run(fetch(path))
+        record = records[path]
         assert record is not None, path
         doc: dict[str, Any] = orjson.loads(record.doc)
         return {**doc, "version": record.version}
@@ -105,7 +110,7 @@ def test_a_rolling_restart_of_three_replicas_loses_nothing(tmp_path: Path) -> No
             wait_until(lambda: clients.writes() >= before + WRITES_BETWEEN, "writes after the last restart")
         finally:
             books = clients.stop()
-        _check(books, _read_store(database_url))
+        _check(books, _read_store(database_url, ITEMS))
     finally:
         for replica in replicas:
             replica.stop()
