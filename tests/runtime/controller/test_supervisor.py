@@ -96,8 +96,9 @@ def _probe(
     def probes_for(info: ContainerInfo) -> Any:
         return container_probes(by_name[info.labels["plinth.workload"]], info.labels[CONTAINER])
 
+    listed_at = sup.clock()
     infos: list[ContainerInfo] = run_async(engine.list(world.scope))
-    run_async(sup.probe(engine, infos, probes_for))
+    run_async(sup.probe(engine, infos, probes_for, listed_at))
     return infos
 
 

@@ -52,7 +52,7 @@ class _Watched:
     readiness: ProbeTracker | None
     liveness: ProbeTracker | None
     #: When watching began (the supervisor's clock): a list older than that cannot say it is gone.
-    since: float = 0.0
+    since: float
 
     @property
     def probes(self) -> tuple[Probe | None, Probe | None]:
@@ -144,7 +144,7 @@ class Supervisor:
         driver: ContainerEngine,
         infos: Iterable[ContainerInfo],
         probes_for: ProbesFor,
-        listed_at: float | None = None,
+        listed_at: float,
     ) -> bool:
         """Run every due probe of the running ``infos``; stop a container whose liveness failed.
         Answers whether anything changed (a readiness verdict, a container stopped);
@@ -154,8 +154,7 @@ class Supervisor:
         prober may probe an older list while a pass starts containers, and a container watched
         since (by the pass's :meth:`until_ready` or :meth:`seen`) is not in it, yet not gone. Its
         watch is kept, so the gateway's next load still sees it ready; only watches older than
-        the list are dropped for containers the list does not show running (``None``: the list
-        is as new as every watch)."""
+        the list are dropped for containers the list does not show running."""
         self._infos = [i for i in infos if slot_of(i.labels) is not None]
         now = self.clock()
         running = {i.name: i for i in self._infos if i.running}
@@ -224,11 +223,11 @@ class Supervisor:
             )
         return watched
 
-    def _forget_gone(self, running: set[str], listed_at: float | None) -> None:
+    def _forget_gone(self, running: set[str], listed_at: float) -> None:
         """Stop watching the containers a list does not show running, unless watched since the
-        list was asked for (``listed_at``; ``None``: the list is the newest)."""
+        list was asked for (``listed_at``)."""
         for name in set(self._watched) - running:
-            if listed_at is None or self._watched[name].since <= listed_at:
+            if self._watched[name].since <= listed_at:
                 del self._watched[name]
 
     async def until_ready(self, driver: ContainerEngine, name: str, timeout_s: float) -> str | None:
